@@ -1,0 +1,1 @@
+/* EDID parser: implementation lands here (see edid.h). */

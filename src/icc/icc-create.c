@@ -1,0 +1,1 @@
+/* EDID-to-ICC profile creation: implementation lands here. */

@@ -1,0 +1,1 @@
+/* ICC reader: implementation lands here (see icc-info.h). */

@@ -1,0 +1,46 @@
+/* stderr logger. Messages below the threshold are dropped before formatting. */
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+static int max_level = LOG_INFO;
+
+void log_set_max_level(int level) {
+        max_level = level;
+}
+
+int log_get_max_level(void) {
+        return max_level;
+}
+
+int log_internal(int level, int error, const char *file, int line, const char *fmt, ...) {
+        int saved_errno = errno;
+
+        if (error < 0)
+                error = -error;
+        if (level > max_level)
+                return -error;
+
+        static const char *const prefix[] = {
+                [LOG_EMERG] = "emerg", [LOG_ALERT] = "alert", [LOG_CRIT] = "crit",
+                [LOG_ERR] = "error", [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice",
+                [LOG_INFO] = "info", [LOG_DEBUG] = "debug",
+        };
+        char buf[2048];
+        va_list ap;
+
+        errno = error; /* so %m prints the error we were given */
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof buf, fmt, ap);
+        va_end(ap);
+
+        if (max_level >= LOG_DEBUG)
+                fprintf(stderr, "tinctd[%s] %s:%d: %s\n", prefix[level & 7], file, line, buf);
+        else
+                fprintf(stderr, "tinctd[%s]: %s\n", prefix[level & 7], buf);
+
+        errno = saved_errno;
+        return -error;
+}

@@ -1,0 +1,172 @@
+/* Unit tests for the bus-free helpers: hash table, list, strv, names, qualifier matching. */
+#include <stdio.h>
+
+#include "hashmap.h"
+#include "list.h"
+#include "md5.h"
+#include "names.h"
+#include "qualifier.h"
+#include "strv.h"
+#include "tests.h"
+
+static void test_hashmap(void) {
+        _cleanup_(hashmap_freep) Hashmap *h = hashmap_new();
+        static char keys[5000][16];
+        assert_se(h);
+        for (int i = 0; i < 5000; i++) {
+                snprintf(keys[i], sizeof keys[i], "key-%d", i);
+                assert_se(hashmap_put(h, keys[i], keys[i]) == 0);
+        }
+        assert_se(hashmap_put(h, keys[7], NULL) == -EEXIST);
+        assert_se(hashmap_size(h) == 5000);
+        for (int i = 0; i < 5000; i++)
+                assert_se(hashmap_get(h, keys[i]) == keys[i]);
+        assert_se(!hashmap_get(h, "missing"));
+        assert_se(!hashmap_remove_value(h, keys[3], keys[4]));
+        for (int i = 0; i < 5000; i += 2)
+                assert_se(hashmap_remove(h, keys[i]) == keys[i]);
+        assert_se(hashmap_size(h) == 2500);
+        size_t n = 0;
+        void *it = NULL, *v;
+        const char *k;
+        while (hashmap_iterate(h, &it, &k, &v)) {
+                assert_se(k == v);
+                n++;
+        }
+        assert_se(n == 2500);
+}
+
+typedef struct Item {
+        int value;
+        ListLink link;
+} Item;
+
+static void test_list(void) {
+        List l;
+        Item items[4];
+        list_init(&l);
+        for (int i = 0; i < 4; i++) {
+                items[i] = (Item) { .value = i };
+                list_append(&l, &items[i].link);
+        }
+        list_unlink(&l, &items[1].link);
+        list_unlink(&l, &items[1].link); /* twice is harmless */
+        int expect[] = { 0, 2, 3 }, n = 0;
+        Item *it;
+        LIST_FOREACH(&l, it, Item, link) {
+                assert_se(it->value == expect[n++]);
+                list_unlink(&l, &it->link);
+        }
+        assert_se(n == 3 && l.size == 0);
+}
+
+static void test_strv(void) {
+        _cleanup_strv_free_ char **l = NULL;
+        assert_se(strv_extend(&l, "a") == 0);
+        assert_se(strv_extend(&l, "b") == 0);
+        assert_se(strv_length(l) == 2);
+        assert_se(strv_contains(l, "b") && !strv_contains(l, "c"));
+        _cleanup_strv_free_ char **c = strv_copy(l);
+        assert_streq(c[1], "b");
+}
+
+static void check(char *s, const char *expect) {
+        assert_streq(s, expect);
+        free(s);
+}
+
+static void test_names(void) {
+        check(names_escape_path_element("cups-HP-LJ"), "cups_HP_LJ");
+        check(names_escape_path_element("xrandr-Hewlett Packard-HP LP2480zx-3CM82200KV"),
+              "xrandr_Hewlett_Packard_HP_LP2480zx_3CM82200KV");
+        check(names_escape_path_element("HP-825C-RGB.."), "HP_825C_RGB__");
+        check(names_escape_path_element("caf\xc3\xa9"), "caf__");
+
+        check(names_vendor_quirk("Hewlett-Packard Ltd."), "Hewlett Packard");
+        check(names_vendor_quirk("HP"), "Hewlett Packard");
+        check(names_vendor_quirk("Fujitsu Siemens Computers GmbH"), "Fujitsu Siemens");
+        check(names_vendor_quirk("Foo Co. Ltd."), "Foo Co.");
+        check(names_vendor_quirk("Dell Inc."), "Dell");
+        check(names_vendor_quirk("Acme  "), "Acme");
+
+        check(names_model_normalize("LaserJet Printer", "printer"), "LaserJet");
+        check(names_model_normalize("LaserJet Printer", "display"), "LaserJet Printer");
+        check(names_model_normalize("U2713H Monitor  ", "display"), "U2713H");
+        check(names_model_normalize("Big Screen", "display"), "Big");
+        check(names_model_normalize("Big Screen", NULL), "Big Screen");
+
+        check(names_serial_normalize("usb://HP/LJ?serial=XYZ123"), "XYZ123");
+        check(names_serial_normalize("plain"), "plain");
+
+        check(names_profile_title("Default, sRGB_v4.icc"), "sRGB v4");
+        check(names_profile_title("Huey, LENOVO - 6464Y1H - 15\" (2009-12-23)"),
+              "Huey, LENOVO - 6464Y1H - 15\" (2009-12-23)");
+        check(names_profile_title("Thing (2012-01-01)"), "Thing");
+        check(names_profile_title("Gamma.ICM"), "Gamma");
+
+        assert_se(names_device_kind_is_valid("display"));
+        assert_se(!names_device_kind_is_valid("Display"));
+        assert_streq(names_colorspace_parse("cmyk"), "cmyk");
+        assert_streq(names_colorspace_parse("CMYK"), "unknown");
+        assert_streq(names_profile_kind_parse("whatever"), "unknown");
+}
+
+static void test_md5(void) {
+        char hex[33];
+        md5_hex("", 0, hex);
+        assert_streq(hex, "d41d8cd98f00b204e9800998ecf8427e");
+        md5_hex("The quick brown fox jumps over the lazy dog", 43, hex);
+        assert_streq(hex, "9e107d9d372bb6826bd81d3542a419d6");
+        /* streaming across block boundaries gives the one-shot answer */
+        char buf[1000];
+        for (int i = 0; i < 1000; i++)
+                buf[i] = (char) (i * 7);
+        char one[33];
+        md5_hex(buf, sizeof buf, one);
+        Md5 m;
+        uint8_t d[16];
+        md5_init(&m);
+        for (int i = 0; i < 1000; i += 37)
+                md5_update(&m, buf + i, i + 37 <= 1000 ? 37 : 1000 - i);
+        md5_final(&m, d);
+        md5_digest_to_hex(d, hex);
+        assert_streq(hex, one);
+}
+
+static void test_qualifier(void) {
+        assert_se(qualifier_match("*", NULL));
+        assert_se(qualifier_match("*", ""));
+        assert_se(!qualifier_match("RGB.*.*", NULL));
+        assert_se(qualifier_match("RGB.Glossy.600dpi", "RGB.Glossy.600dpi"));
+        assert_se(!qualifier_match("RGB.Glossy.600dpi", "RGB.Plain.600dpi"));
+        assert_se(qualifier_match("RGB.Glossy.*", "RGB.Glossy.300dpi"));
+        assert_se(qualifier_match("RGB.*.600dpi", "RGB.Plain.600dpi"));
+        assert_se(qualifier_match("RGB.*.*", "RGB.Plain.300dpi"));
+        assert_se(qualifier_match("RGB.Glossy.600dpi", "RGB.*.*"));   /* profile-side wildcard */
+        assert_se(!qualifier_match("CMYK.*.*", "RGB.Plain.300dpi"));
+        /* both-missing parts are equal; one-sided missing is not (spec §5.4, §16.11) */
+        assert_se(qualifier_match("RGB", "RGB"));
+        assert_se(qualifier_match("", ""));
+        assert_se(!qualifier_match("RGB", "RGB.Plain"));
+        assert_se(!qualifier_match("RGB.Plain", "RGB"));
+        assert_se(qualifier_match("Gray..", "Gray.."));
+        assert_se(qualifier_match("Gray..*", "Gray.."));
+        assert_se(qualifier_match("Gray.*.", "Gray.."));
+        /* the third part keeps its dots */
+        assert_se(qualifier_match("RGB.Plain.300.dpi", "RGB.Plain.300.dpi"));
+        assert_se(!qualifier_match("RGB.Plain.300", "RGB.Plain.300.dpi"));
+        /* '*' only counts as a whole part */
+        assert_se(!qualifier_match("RGB*", "RGB.Plain.300dpi"));
+        assert_se(!qualifier_match("R*.*.*", "RGB.Plain.300dpi"));
+}
+
+int main(void) {
+        test_hashmap();
+        test_list();
+        test_strv();
+        test_names();
+        test_md5();
+        test_qualifier();
+        printf("test-shared: ok\n");
+        return 0;
+}

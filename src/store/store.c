@@ -1,0 +1,1 @@
+/* SQLite store: implementation lands here (see store.h). */
