@@ -1,4 +1,199 @@
-/* Placeholder until the verb lands. */
+/* tinct icc-info: prints what the daemon would read from an ICC profile (src/icc), as text or
+ * as JSON for scripts (src/icc/check-corpus.py compares it with the corpus references).
+ * Offline only: it never talks to the daemon. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "icc-info.h"
+#include "macro.h"
+#include "strv.h"
 #include "verbs.h"
-int verb_icc_info(int argc, char **argv) { (void) argc; fprintf(stderr, "%s: not implemented yet\n", argv[0]); return 3; }
+
+/* Bigger than any real profile (the largest in the corpus is about 1 MB). */
+#define ICC_INFO_MAX_FILE (64u * 1024u * 1024u)
+
+static int read_file(const char *path, uint8_t **ret, size_t *ret_size) {
+        _cleanup_free_ uint8_t *buf = NULL;
+        size_t size = 0, allocated = 0;
+        FILE *f = fopen(path, "re");
+
+        if (!f)
+                return -errno;
+        for (;;) {
+                if (size == allocated) {
+                        size_t n = allocated ? allocated * 2 : 64 * 1024;
+                        if (n > ICC_INFO_MAX_FILE + 1)
+                                n = ICC_INFO_MAX_FILE + 1;
+                        if (n <= allocated) {
+                                fclose(f);
+                                return -EFBIG;
+                        }
+                        uint8_t *t = realloc(buf, n);
+                        if (!t) {
+                                fclose(f);
+                                return -ENOMEM;
+                        }
+                        buf = t;
+                        allocated = n;
+                }
+                size_t k = fread(buf + size, 1, allocated - size, f);
+                size += k;
+                if (k == 0)
+                        break;
+        }
+        bool failed = ferror(f);
+        fclose(f);
+        if (failed)
+                return -EIO;
+        *ret = TAKE_PTR(buf);
+        *ret_size = size;
+        return 0;
+}
+
+static void json_string(FILE *f, const char *s) {
+        if (!s) {
+                fputs("null", f);
+                return;
+        }
+        fputc('"', f);
+        for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
+                switch (*p) {
+                case '"':
+                        fputs("\\\"", f);
+                        break;
+                case '\\':
+                        fputs("\\\\", f);
+                        break;
+                case '\n':
+                        fputs("\\n", f);
+                        break;
+                case '\r':
+                        fputs("\\r", f);
+                        break;
+                case '\t':
+                        fputs("\\t", f);
+                        break;
+                default:
+                        if (*p < 0x20)
+                                fprintf(f, "\\u%04x", *p);
+                        else
+                                fputc(*p, f);
+                }
+        }
+        fputc('"', f);
+}
+
+static void print_json(FILE *f, const char *path, const IccInfo *info, int r, const char *error) {
+        fputs("{\n  \"file\": ", f);
+        json_string(f, path);
+        if (r < 0) {
+                fputs(",\n  \"error\": ", f);
+                json_string(f, error ? error : strerror(-r));
+                fprintf(f, ",\n  \"errno\": %d\n}\n", -r);
+                return;
+        }
+        fputs(",\n  \"error\": null,\n  \"checksum\": ", f);
+        json_string(f, info->checksum);
+        fputs(",\n  \"description\": ", f);
+        json_string(f, info->description);
+        fputs(",\n  \"title\": ", f);
+        json_string(f, info->title);
+        fputs(",\n  \"copyright\": ", f);
+        json_string(f, info->copyright);
+        fputs(",\n  \"kind\": ", f);
+        json_string(f, info->kind);
+        fputs(",\n  \"colorspace\": ", f);
+        json_string(f, info->colorspace);
+        fprintf(f, ",\n  \"has_vcgt\": %s", info->has_vcgt ? "true" : "false");
+        fprintf(f, ",\n  \"created\": %" PRIi64, info->created);
+        fprintf(f, ",\n  \"tags_ignored\": %u", info->tags_ignored);
+        fputs(",\n  \"metadata\": {", f);
+        for (size_t i = 0; info->metadata && info->metadata[i] && info->metadata[i + 1]; i += 2) {
+                fputs(i ? ", " : "", f);
+                json_string(f, info->metadata[i]);
+                fputs(": ", f);
+                json_string(f, info->metadata[i + 1]);
+        }
+        fputs("},\n  \"warnings\": [", f);
+        STRV_FOREACH(w, info->warnings) {
+                fputs(w == info->warnings ? "" : ", ", f);
+                json_string(f, *w);
+        }
+        fputs("]\n}\n", f);
+}
+
+static void print_text(FILE *f, const IccInfo *info) {
+        fprintf(f, "Checksum:     %s\n", info->checksum);
+        fprintf(f, "Description:  %s\n", strempty(info->description));
+        fprintf(f, "Title:        %s\n", strempty(info->title));
+        fprintf(f, "Copyright:    %s\n", strempty(info->copyright));
+        fprintf(f, "Kind:         %s\n", info->kind);
+        fprintf(f, "Colorspace:   %s\n", info->colorspace);
+        fprintf(f, "HasVcgt:      %s\n", info->has_vcgt ? "yes" : "no");
+        fprintf(f, "Created:      %" PRIi64 "\n", info->created);
+        if (info->tags_ignored > 0)
+                fprintf(f, "Ignored tags: %u (outside the file)\n", info->tags_ignored);
+        for (size_t i = 0; info->metadata && info->metadata[i] && info->metadata[i + 1]; i += 2)
+                fprintf(f, "Metadata:     %s=%s\n", info->metadata[i], info->metadata[i + 1]);
+        fputs("Warnings:    ", f);
+        if (strv_length(info->warnings) == 0)
+                fputs(" none", f);
+        STRV_FOREACH(w, info->warnings)
+                fprintf(f, " %s", *w);
+        fputc('\n', f);
+}
+
+int verb_icc_info(int argc, char **argv) {
+        static const struct option options[] = {
+                { "json", no_argument, NULL, 'j' },
+                { "help", no_argument, NULL, 'h' },
+                {}
+        };
+        bool json = false;
+        int c;
+
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "jh", options, NULL)) >= 0)
+                switch (c) {
+                case 'j':
+                        json = true;
+                        break;
+                case 'h':
+                        printf("Usage: tinct icc-info [--json] FILE\n");
+                        return 0;
+                default:
+                        return 2;
+                }
+        if (optind + 1 != argc) {
+                fprintf(stderr, "Usage: tinct icc-info [--json] FILE\n");
+                return 2;
+        }
+        const char *path = argv[optind];
+
+        _cleanup_free_ uint8_t *data = NULL;
+        size_t size = 0;
+        int r = read_file(path, &data, &size);
+        if (r < 0) {
+                fprintf(stderr, "tinct: cannot read %s: %s\n", path, strerror(-r));
+                return 1;
+        }
+
+        _cleanup_(icc_info_freep) IccInfo *info = NULL;
+        _cleanup_free_ char *error = NULL;
+        r = icc_info_parse(data, size, &info, &error);
+        if (json) {
+                print_json(stdout, path, info, r, error);
+                return r < 0 ? 1 : 0;
+        }
+        if (r < 0) {
+                fprintf(stderr, "tinct: %s: %s\n", path, error ? error : strerror(-r));
+                return 1;
+        }
+        print_text(stdout, info);
+        return 0;
+}

@@ -17,14 +17,32 @@ typedef struct IccInfo {
         bool has_vcgt;
         int64_t created;        /* header date/time read as local time; 0 if unreadable */
         char **metadata;        /* 'meta' dict as key,value,key,value,...,NULL (UTF-8) */
-        char **warnings;        /* warning names (spec §14.2), NULL-terminated, may be empty */
+        char **warnings;        /* warning names (spec §14.2), NULL-terminated, may be empty;
+                                 * NULL only when parsed with ICC_INFO_SKIP_WARNINGS */
+        unsigned tags_ignored;  /* tag-table entries left out because their data lies outside
+                                 * the file or beyond the header's size field (worth a log line) */
 } IccInfo;
+
+typedef enum IccInfoFlags {
+        /* The warnings need several colour transforms (the bulk of the parse time). Skip them
+         * when they are cached, and compute them later with icc_info_compute_warnings(). */
+        ICC_INFO_SKIP_WARNINGS = 1 << 0,
+} IccInfoFlags;
 
 /* Parses a profile held in memory. Returns 0, or a negative errno with *ret_error set to a
  * human-readable reason (caller frees) when the data is not a usable ICC profile:
  * -EBADMSG for malformed data or a broken meta dict, -ENODATA for a profile without a
- * description (colord refuses those). */
+ * description (colord refuses those). ret_error may be NULL. */
 int icc_info_parse(const void *data, size_t size, IccInfo **ret, char **ret_error);
+int icc_info_parse_flags(const void *data, size_t size, IccInfoFlags flags, IccInfo **ret,
+                         char **ret_error);
+
+/* Only the warnings of spec §4.7 (NULL-terminated, possibly empty array of static names
+ * copied into a new strv). Same validation and errors as icc_info_parse(), except that a
+ * profile without a description is not an error here (it gets "description-missing"). */
+int icc_info_compute_warnings(const void *data, size_t size, char ***ret_warnings,
+                              char **ret_error);
+
 IccInfo *icc_info_free(IccInfo *info);
 
 #include "macro.h"

@@ -77,3 +77,8 @@ static inline int free_and_strdup(char **p, const char *s) {
         *p = t;
         return 0;
 }
+
+static inline void *mfree(void *p) {
+        free(p);
+        return NULL;
+}

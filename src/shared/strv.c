@@ -60,3 +60,19 @@ char **strv_copy(char *const *l) {
         }
         return r;
 }
+
+bool strv_remove(char **l, const char *s) {
+        bool removed = false;
+        char **w = l;
+        if (!l)
+                return false;
+        for (char **r = l; *r; r++) {
+                if (streq(*r, s)) {
+                        free(*r);
+                        removed = true;
+                } else
+                        *w++ = *r;
+        }
+        *w = NULL;
+        return removed;
+}

@@ -15,3 +15,8 @@ char **strv_copy(char *const *l);
 DEFINE_TRIVIAL_CLEANUP_FUNC(char **, strv_free);
 #define _cleanup_strv_free_ _cleanup_(strv_freep)
 #define STRV_FOREACH(s, l) for (char *const *s = (l); s && *s; s++)
+/* Removes every entry equal to s (in place). Returns true if any was removed. */
+bool strv_remove(char **l, const char *s);
+static inline bool strv_isempty(char *const *l) {
+        return !l || !l[0];
+}

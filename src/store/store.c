@@ -1,1 +1,1250 @@
-/* SQLite store: implementation lands here (see store.h). */
+/* The store's core: opening tinct.db (pragmas, integrity check, recovery from backups,
+ * schema migrations), rotating backups, the prepared-statement cache and transactions, and
+ * the small tables (mappings, disk devices, Enabled flags, per-user titles).
+ *
+ * Deliberately not here: the profile cache (store-cache.c), colord's databases
+ * (store-colord.c), JSON (store-json.c). SQL text is constant; values are always bound. */
+#include "store-internal.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "log.h"
+#include "strv.h"
+
+/* Other processes (tinct export/import) may hold the write lock briefly. The daemon's loop
+ * is single-threaded, so this is also the longest it may stall on such a lock. */
+#define STORE_BUSY_TIMEOUT_MS 2000
+
+static const char *const statement_sql[_STMT_MAX] = {
+        [STMT_BEGIN_IMMEDIATE] = "BEGIN IMMEDIATE",
+        [STMT_BEGIN_DEFERRED] = "BEGIN DEFERRED",
+        [STMT_COMMIT] = "COMMIT",
+        [STMT_ROLLBACK] = "ROLLBACK",
+        [STMT_SAVEPOINT] = "SAVEPOINT store_op",
+        [STMT_RELEASE] = "RELEASE store_op",
+        [STMT_ROLLBACK_TO] = "ROLLBACK TO store_op",
+
+        [STMT_MAPPING_SET] =
+                "INSERT INTO mappings (device_id, profile_id, timestamp) VALUES (?1, ?2, ?3) "
+                "ON CONFLICT (device_id, profile_id) DO UPDATE SET timestamp = excluded.timestamp",
+        [STMT_MAPPING_GET] = "SELECT timestamp FROM mappings WHERE device_id = ?1 AND profile_id = ?2",
+        [STMT_MAPPING_PROFILES_FOR_DEVICE] =
+                "SELECT profile_id, timestamp FROM mappings WHERE device_id = ?1 AND timestamp > 0 "
+                "ORDER BY timestamp, profile_id",
+        [STMT_MAPPING_DEVICES_FOR_PROFILE] =
+                "SELECT device_id, timestamp FROM mappings WHERE profile_id = ?1 AND timestamp > 0 "
+                "ORDER BY timestamp, device_id",
+        [STMT_MAPPING_INSERT_IF_MISSING] =
+                "INSERT INTO mappings (device_id, profile_id, timestamp) VALUES (?1, ?2, ?3) "
+                "ON CONFLICT DO NOTHING",
+        [STMT_MAPPING_ALL] = "SELECT device_id, profile_id, timestamp FROM mappings ORDER BY device_id, profile_id",
+
+        [STMT_DEVICE_ADD] = "INSERT INTO devices (device_id) VALUES (?1)",
+        [STMT_DEVICE_EXISTS] = "SELECT 1 FROM devices WHERE device_id = ?1",
+        [STMT_DEVICE_REMOVE] = "DELETE FROM devices WHERE device_id = ?1",
+        [STMT_DEVICE_PROPERTY_SET] =
+                "INSERT INTO device_properties (device_id, key, value) VALUES (?1, ?2, ?3) "
+                "ON CONFLICT (device_id, key) DO UPDATE SET value = excluded.value",
+        [STMT_DEVICE_PROPERTY_DELETE] = "DELETE FROM device_properties WHERE device_id = ?1 AND key = ?2",
+        [STMT_DEVICE_LIST] = "SELECT device_id FROM devices ORDER BY seq",
+        /* An upsert keeps the rowid, so rowid order is the order keys were first set. */
+        [STMT_DEVICE_PROPERTIES] = "SELECT key, value FROM device_properties WHERE device_id = ?1 ORDER BY rowid",
+
+        [STMT_ENABLED_SET] =
+                "INSERT INTO device_enabled (device_id, enabled) VALUES (?1, ?2) "
+                "ON CONFLICT (device_id) DO UPDATE SET enabled = excluded.enabled",
+        [STMT_ENABLED_INSERT_IF_MISSING] =
+                "INSERT INTO device_enabled (device_id, enabled) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+        [STMT_ENABLED_GET] = "SELECT enabled FROM device_enabled WHERE device_id = ?1",
+        [STMT_ENABLED_DELETE] = "DELETE FROM device_enabled WHERE device_id = ?1",
+        [STMT_ENABLED_ALL] = "SELECT device_id, enabled FROM device_enabled ORDER BY device_id",
+
+        [STMT_TITLE_SET] =
+                "INSERT INTO profile_titles (profile_id, uid, title) VALUES (?1, ?2, ?3) "
+                "ON CONFLICT (profile_id, uid) DO UPDATE SET title = excluded.title",
+        [STMT_TITLE_INSERT_IF_MISSING] =
+                "INSERT INTO profile_titles (profile_id, uid, title) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
+        [STMT_TITLE_GET] = "SELECT title FROM profile_titles WHERE profile_id = ?1 AND uid = ?2",
+        [STMT_TITLE_ALL] = "SELECT profile_id, uid, title FROM profile_titles ORDER BY profile_id, uid",
+
+        [STMT_INFO_SET] =
+                "INSERT INTO store_info (key, value) VALUES (?1, ?2) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        [STMT_INFO_GET] = "SELECT value FROM store_info WHERE key = ?1",
+        [STMT_INFO_ALL] = "SELECT key, value FROM store_info ORDER BY key",
+
+        [STMT_CACHE_GET] =
+                "SELECT size, mtime_ns, inode, checksum, description, title, copyright, kind, colorspace, "
+                "has_vcgt, created, metadata, warnings, tags_ignored FROM profile_cache WHERE path = ?1",
+        [STMT_CACHE_PUT] =
+                "INSERT INTO profile_cache (path, size, mtime_ns, inode, checksum, description, title, "
+                "copyright, kind, colorspace, has_vcgt, created, metadata, warnings, tags_ignored) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
+                "ON CONFLICT (path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, "
+                "inode = excluded.inode, checksum = excluded.checksum, description = excluded.description, "
+                "title = excluded.title, copyright = excluded.copyright, kind = excluded.kind, "
+                "colorspace = excluded.colorspace, has_vcgt = excluded.has_vcgt, created = excluded.created, "
+                "metadata = excluded.metadata, warnings = excluded.warnings, "
+                "tags_ignored = excluded.tags_ignored",
+        [STMT_CACHE_DELETE] = "DELETE FROM profile_cache WHERE path = ?1",
+        [STMT_CACHE_PATHS] = "SELECT path FROM profile_cache",
+        [STMT_CACHE_COUNT] = "SELECT count(*) FROM profile_cache",
+
+        [STMT_CLEAR_MAPPINGS] = "DELETE FROM mappings",
+        [STMT_CLEAR_DEVICES] = "DELETE FROM devices", /* properties go by ON DELETE CASCADE */
+        [STMT_CLEAR_ENABLED] = "DELETE FROM device_enabled",
+        [STMT_CLEAR_TITLES] = "DELETE FROM profile_titles",
+        [STMT_CLEAR_INFO] = "DELETE FROM store_info",
+};
+
+/* Forward migrations: entry v takes a file from user_version v to v + 1, in one transaction
+ * together with the new user_version. Never edit a released entry; append a new one. */
+static const char *const migrations[] = {
+        /* 0 → 1: the initial schema. */
+        "CREATE TABLE mappings ("
+        "        device_id TEXT NOT NULL,"
+        "        profile_id TEXT NOT NULL,"
+        "        timestamp INTEGER NOT NULL DEFAULT 0," /* µs; 0 = removed by the user */
+        "        PRIMARY KEY (device_id, profile_id)"
+        ") WITHOUT ROWID, STRICT;"
+        "CREATE INDEX mappings_by_profile ON mappings (profile_id, timestamp);"
+        /* seq gives insertion order; AUTOINCREMENT so a deleted id's number is never reused. */
+        "CREATE TABLE devices ("
+        "        seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+        "        device_id TEXT NOT NULL UNIQUE"
+        ") STRICT;"
+        "CREATE TABLE device_properties ("
+        "        device_id TEXT NOT NULL REFERENCES devices (device_id) ON DELETE CASCADE,"
+        "        key TEXT NOT NULL,"
+        "        value TEXT NOT NULL,"
+        "        PRIMARY KEY (device_id, key)"
+        ") STRICT;"
+        /* Per device id whatever the scope, as colord keeps it; not a property (§16.7). */
+        "CREATE TABLE device_enabled ("
+        "        device_id TEXT PRIMARY KEY NOT NULL,"
+        "        enabled INTEGER NOT NULL CHECK (enabled IN (0, 1))"
+        ") WITHOUT ROWID, STRICT;"
+        "CREATE TABLE profile_titles ("
+        "        profile_id TEXT NOT NULL,"
+        "        uid INTEGER NOT NULL,"
+        "        title TEXT NOT NULL,"
+        "        PRIMARY KEY (profile_id, uid)"
+        ") WITHOUT ROWID, STRICT;"
+        "PRAGMA user_version = 1;",
+
+        /* 1 → 2: facts about the store itself (colord import done), and the ICC cache. */
+        "CREATE TABLE store_info ("
+        "        key TEXT PRIMARY KEY NOT NULL,"
+        "        value TEXT NOT NULL"
+        ") WITHOUT ROWID, STRICT;"
+        /* A rowid table: rows carry metadata blobs, too wide for WITHOUT ROWID. metadata and
+         * warnings are string lists, each string NUL-terminated; SQL NULL is a NULL list. */
+        "CREATE TABLE profile_cache ("
+        "        path TEXT NOT NULL UNIQUE,"
+        "        size INTEGER NOT NULL,"
+        "        mtime_ns INTEGER NOT NULL,"
+        "        inode INTEGER NOT NULL,"
+        "        checksum TEXT NOT NULL,"
+        "        description TEXT,"
+        "        title TEXT,"
+        "        copyright TEXT,"
+        "        kind TEXT NOT NULL,"
+        "        colorspace TEXT NOT NULL,"
+        "        has_vcgt INTEGER NOT NULL,"
+        "        created INTEGER NOT NULL,"
+        "        metadata BLOB,"
+        "        warnings BLOB,"
+        "        tags_ignored INTEGER NOT NULL DEFAULT 0"
+        ") STRICT;"
+        "PRAGMA user_version = 2;",
+};
+_Static_assert(ELEMENTSOF(migrations) == STORE_SCHEMA_VERSION, "one migration per schema version");
+
+int store_errno(int rc) {
+        switch (rc & 0xff) {
+        case SQLITE_OK:
+        case SQLITE_ROW:
+        case SQLITE_DONE:
+                return 0;
+        case SQLITE_NOMEM:
+                return -ENOMEM;
+        case SQLITE_BUSY:
+        case SQLITE_LOCKED:
+                return -EBUSY;
+        case SQLITE_CORRUPT:
+        case SQLITE_NOTADB:
+                return -EBADMSG;
+        case SQLITE_FULL:
+                return -ENOSPC;
+        case SQLITE_READONLY:
+                return -EROFS;
+        case SQLITE_PERM:
+        case SQLITE_AUTH:
+                return -EACCES;
+        case SQLITE_CANTOPEN:
+                return -ENOENT;
+        case SQLITE_TOOBIG:
+                return -E2BIG;
+        case SQLITE_CONSTRAINT:
+                if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+                        return -ENOENT;
+                if (rc == SQLITE_CONSTRAINT_PRIMARYKEY || rc == SQLITE_CONSTRAINT_UNIQUE)
+                        return -EEXIST;
+                return -EINVAL;
+        case SQLITE_MISMATCH:
+        case SQLITE_RANGE:
+                return -EINVAL;
+        default:
+                return -EIO;
+        }
+}
+
+int store_stmt(Store *s, StoreStatement id, sqlite3_stmt **ret) {
+        if (!s->stmts[id]) {
+                int rc = sqlite3_prepare_v3(s->db, statement_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
+                                            &s->stmts[id], NULL);
+                if (rc != SQLITE_OK) {
+                        /* A bug or a damaged schema: worth a line even at the default level. */
+                        log_error("Failed to prepare \"%s\": %s", statement_sql[id], sqlite3_errmsg(s->db));
+                        return store_errno(rc);
+                }
+        } else {
+                sqlite3_reset(s->stmts[id]);
+                sqlite3_clear_bindings(s->stmts[id]);
+        }
+        *ret = s->stmts[id];
+        return 0;
+}
+
+int store_step_done(Store *s, sqlite3_stmt *st) {
+        int rc = sqlite3_step(st);
+        if (rc == SQLITE_DONE || rc == SQLITE_ROW)
+                return 0;
+        log_debug("SQLite: \"%s\": %s", sqlite3_sql(st), sqlite3_errmsg(s->db));
+        return store_errno(rc);
+}
+
+int store_step_row(Store *s, sqlite3_stmt *st) {
+        int rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW)
+                return 1;
+        if (rc == SQLITE_DONE)
+                return 0;
+        log_debug("SQLite: \"%s\": %s", sqlite3_sql(st), sqlite3_errmsg(s->db));
+        return store_errno(rc);
+}
+
+int store_bind_text(sqlite3_stmt *st, int idx, const char *text) {
+        int rc;
+        if (!text)
+                rc = sqlite3_bind_null(st, idx);
+        else
+                rc = sqlite3_bind_text64(st, idx, text, strlen(text), SQLITE_STATIC, SQLITE_UTF8);
+        return store_errno(rc);
+}
+
+int store_column_strdup(sqlite3_stmt *st, int col, char **ret) {
+        const unsigned char *t = sqlite3_column_text(st, col);
+        if (!t) {
+                if (sqlite3_column_type(st, col) != SQLITE_NULL)
+                        return -ENOMEM;
+                *ret = NULL;
+                return 0;
+        }
+        *ret = strdup((const char *) t);
+        return *ret ? 0 : -ENOMEM;
+}
+
+static int store_run(Store *s, StoreStatement id) {
+        sqlite3_stmt *st;
+        int r = store_stmt(s, id, &st);
+        if (r < 0)
+                return r;
+        r = store_step_done(s, st);
+        sqlite3_reset(st);
+        return r;
+}
+
+int store_op_begin(Store *s, bool write, StoreOp *ret) {
+        ret->outer = sqlite3_get_autocommit(s->db);
+        if (ret->outer)
+                return store_run(s, write ? STMT_BEGIN_IMMEDIATE : STMT_BEGIN_DEFERRED);
+        return store_run(s, STMT_SAVEPOINT);
+}
+
+int store_op_end(Store *s, StoreOp *op, int r) {
+        if (r >= 0) {
+                int q = store_run(s, op->outer ? STMT_COMMIT : STMT_RELEASE);
+                if (q >= 0)
+                        return r;
+                r = q;
+        }
+        if (op->outer) {
+                if (!sqlite3_get_autocommit(s->db))
+                        (void) store_run(s, STMT_ROLLBACK);
+        } else {
+                (void) store_run(s, STMT_ROLLBACK_TO);
+                (void) store_run(s, STMT_RELEASE);
+        }
+        return r;
+}
+
+int store_begin(Store *s) {
+        if (s->in_transaction || !sqlite3_get_autocommit(s->db))
+                return -EBUSY;
+        int r = store_run(s, STMT_BEGIN_IMMEDIATE);
+        if (r < 0)
+                return r;
+        s->in_transaction = true;
+        return 0;
+}
+
+int store_commit(Store *s) {
+        if (!s->in_transaction)
+                return -ENOTCONN;
+        int r = store_run(s, STMT_COMMIT);
+        if (r < 0)
+                return r; /* still open: the caller may retry or roll back */
+        s->in_transaction = false;
+        return 0;
+}
+
+void store_rollback(Store *s) {
+        if (!s->in_transaction)
+                return;
+        if (!sqlite3_get_autocommit(s->db))
+                (void) store_run(s, STMT_ROLLBACK);
+        s->in_transaction = false;
+}
+
+/* ---- files ---------------------------------------------------------------------------- */
+
+static int mkdir_p(const char *path, mode_t mode) {
+        _cleanup_free_ char *p = strdup(path);
+        if (!p)
+                return -ENOMEM;
+        for (char *slash = p + 1; ; slash++) {
+                bool end = *slash == '\0';
+                if (!end && *slash != '/')
+                        continue;
+                *slash = '\0';
+                if (mkdir(p, mode) < 0 && errno != EEXIST)
+                        return -errno;
+                if (end)
+                        break;
+                *slash = '/';
+        }
+        struct stat st;
+        if (stat(path, &st) < 0)
+                return -errno;
+        return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+static bool file_exists(const char *path) {
+        struct stat st;
+        return lstat(path, &st) == 0;
+}
+
+/* SQLite creates files with 0644 & ~umask. Creating the file first fixes its mode; the
+ * -wal and -shm files then inherit it. 0600: only the daemon's user reads device serials,
+ * CUPS queue names and per-user titles (colord's world-readable files leak them, §16.28).
+ * Tools run as that user (or root) to export. */
+static int precreate_private(const char *path) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd < 0)
+                return errno == EEXIST ? 0 : -errno;
+        close(fd);
+        return 0;
+}
+
+static int fsync_path(const char *path, bool directory) {
+        _cleanup_close_ int fd = open(path, (directory ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        return fsync(fd) < 0 ? -errno : 0;
+}
+
+static char *path_join(const char *a, const char *b) {
+        char *p;
+        if (asprintf(&p, "%s/%s", a, b) < 0)
+                return NULL;
+        return p;
+}
+
+static char *backup_path(const Store *s, int n) {
+        char *p;
+        if (asprintf(&p, "%s/" STORE_DB_NAME ".%d", s->backup_dir, n) < 0)
+                return NULL;
+        return p;
+}
+
+/* Copies src to dst through a temporary file and rename(), so dst is whole or absent. */
+static int copy_file_atomic(const char *src, const char *dst) {
+        _cleanup_free_ char *tmp = NULL;
+        if (asprintf(&tmp, "%s.tmp", dst) < 0)
+                return -ENOMEM;
+        _cleanup_close_ int in = open(src, O_RDONLY | O_CLOEXEC);
+        if (in < 0)
+                return -errno;
+        (void) unlink(tmp);
+        _cleanup_close_ int out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (out < 0)
+                return -errno;
+        char buf[65536];
+        int r = 0;
+        for (;;) {
+                ssize_t n = read(in, buf, sizeof buf);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        r = -errno;
+                        break;
+                }
+                if (n == 0)
+                        break;
+                for (ssize_t off = 0; off < n;) {
+                        ssize_t w = write(out, buf + off, n - off);
+                        if (w < 0) {
+                                if (errno == EINTR)
+                                        continue;
+                                r = -errno;
+                                break;
+                        }
+                        off += w;
+                }
+                if (r < 0)
+                        break;
+        }
+        if (r >= 0 && fsync(out) < 0)
+                r = -errno;
+        if (r >= 0 && rename(tmp, dst) < 0)
+                r = -errno;
+        if (r < 0)
+                (void) unlink(tmp);
+        return r;
+}
+
+/* ---- connections ---------------------------------------------------------------------- */
+
+static int db_exec_text(sqlite3 *db, const char *sql, char **ret_first) {
+        sqlite3_stmt *st = NULL;
+        int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+        if (rc != SQLITE_OK)
+                return store_errno(rc);
+        rc = sqlite3_step(st);
+        int r = 0;
+        if (rc == SQLITE_ROW) {
+                if (ret_first) {
+                        const unsigned char *t = sqlite3_column_text(st, 0);
+                        *ret_first = strdup(t ? (const char *) t : "");
+                        if (!*ret_first)
+                                r = -ENOMEM;
+                }
+        } else if (rc != SQLITE_DONE)
+                r = store_errno(rc);
+        else if (ret_first)
+                *ret_first = NULL;
+        sqlite3_finalize(st);
+        return r;
+}
+
+/* 0 if PRAGMA quick_check says "ok", -EBADMSG if it reports damage (its first complaint is
+ * returned in *ret_reason), other negative errno when it could not run. */
+static int db_quick_check(sqlite3 *db, char **ret_reason) {
+        sqlite3_stmt *st = NULL;
+        int rc = sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &st, NULL);
+        if (rc != SQLITE_OK) {
+                if (ret_reason)
+                        *ret_reason = strdup(sqlite3_errmsg(db));
+                return store_errno(rc);
+        }
+        rc = sqlite3_step(st);
+        int r = 0;
+        if (rc == SQLITE_ROW) {
+                const char *t = (const char *) sqlite3_column_text(st, 0);
+                if (!t || !streq(t, "ok")) {
+                        if (ret_reason)
+                                *ret_reason = strdup(t ? t : "(no answer)");
+                        r = -EBADMSG;
+                }
+        } else {
+                if (ret_reason)
+                        *ret_reason = strdup(sqlite3_errmsg(db));
+                r = rc == SQLITE_DONE ? -EBADMSG : store_errno(rc);
+        }
+        sqlite3_finalize(st);
+        return r;
+}
+
+static int db_user_version(sqlite3 *db, int *ret) {
+        _cleanup_free_ char *v = NULL;
+        int r = db_exec_text(db, "PRAGMA user_version", &v);
+        if (r < 0)
+                return r;
+        *ret = v ? atoi(v) : 0;
+        return 0;
+}
+
+static void db_configure_limits(sqlite3 *db) {
+        sqlite3_extended_result_codes(db, 1);
+        sqlite3_busy_timeout(db, STORE_BUSY_TIMEOUT_MS);
+        sqlite3_limit(db, SQLITE_LIMIT_LENGTH, STORE_MAX_VALUE_SIZE);
+        /* Our own file only: no schema tricks, no functions called from views or triggers. */
+        sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+        sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+}
+
+int store_db_open_readonly(const char *path, sqlite3 **ret, char **ret_reason) {
+        sqlite3 *db = NULL;
+        int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+        if (rc != SQLITE_OK) {
+                if (ret_reason)
+                        *ret_reason = strdup(db ? sqlite3_errmsg(db) : "cannot open");
+                sqlite3_close_v2(db);
+                return store_errno(rc);
+        }
+        db_configure_limits(db);
+        int r = db_quick_check(db, ret_reason);
+        if (r < 0) {
+                sqlite3_close_v2(db);
+                return r;
+        }
+        *ret = db;
+        return 0;
+}
+
+/* Opens (creating if asked) the main database with our pragmas, checks it and reads its
+ * version. -EBADMSG means damaged; *ret_reason then says how. */
+static int db_open_main(const char *path, sqlite3 **ret, int *ret_version, char **ret_reason) {
+        sqlite3 *db = NULL;
+        int r = precreate_private(path);
+        if (r < 0) {
+                if (ret_reason)
+                        *ret_reason = strdup(strerror(-r));
+                return r;
+        }
+        int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+        if (rc != SQLITE_OK) {
+                if (ret_reason)
+                        *ret_reason = strdup(db ? sqlite3_errmsg(db) : "cannot open");
+                sqlite3_close_v2(db);
+                return store_errno(rc);
+        }
+        db_configure_limits(db);
+
+        /* The first read happens here: "file is not a database" shows up as -EBADMSG. */
+        _cleanup_free_ char *mode = NULL;
+        r = db_exec_text(db, "PRAGMA journal_mode = WAL", &mode);
+        if (r >= 0 && !streq_ptr(mode, "wal"))
+                r = -EIO;
+        if (r >= 0)
+                r = db_exec_text(db, "PRAGMA synchronous = NORMAL", NULL);
+        if (r >= 0)
+                r = db_exec_text(db, "PRAGMA foreign_keys = ON", NULL);
+        if (r < 0) {
+                if (ret_reason)
+                        *ret_reason = strdup(sqlite3_errmsg(db));
+                sqlite3_close_v2(db);
+                return r;
+        }
+        r = db_quick_check(db, ret_reason);
+        if (r >= 0)
+                r = db_user_version(db, ret_version);
+        if (r < 0) {
+                sqlite3_close_v2(db);
+                return r;
+        }
+        *ret = db;
+        return 0;
+}
+
+/* ---- backups -------------------------------------------------------------------------- */
+
+static int backup_write(Store *s) {
+        _cleanup_free_ char *new_path = NULL;
+        int r;
+
+        if (mkdir(s->backup_dir, 0700) < 0 && errno != EEXIST)
+                return -errno;
+        if (asprintf(&new_path, "%s/" STORE_DB_NAME ".new", s->backup_dir) < 0)
+                return -ENOMEM;
+        (void) unlink(new_path);
+        r = precreate_private(new_path);
+        if (r < 0)
+                return r;
+
+        sqlite3 *dst = NULL;
+        int rc = sqlite3_open_v2(new_path, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+        if (rc == SQLITE_OK) {
+                sqlite3_backup *b = sqlite3_backup_init(dst, "main", s->db, "main");
+                if (!b)
+                        rc = sqlite3_errcode(dst);
+                else {
+                        rc = sqlite3_backup_step(b, -1);
+                        int frc = sqlite3_backup_finish(b);
+                        if (rc == SQLITE_DONE)
+                                rc = frc;
+                }
+        }
+        /* A backup is one self-contained file: no -wal beside it, readable read-only. */
+        if (rc == SQLITE_OK && db_exec_text(dst, "PRAGMA journal_mode = DELETE", NULL) < 0)
+                rc = SQLITE_IOERR;
+        if (rc != SQLITE_OK)
+                log_debug("Backup to %s failed: %s", new_path, dst ? sqlite3_errmsg(dst) : "cannot open");
+        sqlite3_close_v2(dst);
+        if (rc != SQLITE_OK) {
+                (void) unlink(new_path);
+                return store_errno(rc) ?: -EIO;
+        }
+        r = fsync_path(new_path, false);
+        if (r < 0)
+                return r;
+
+        for (int i = STORE_BACKUPS - 1; i >= 1; i--) {
+                _cleanup_free_ char *from = backup_path(s, i), *to = backup_path(s, i + 1);
+                if (!from || !to)
+                        return -ENOMEM;
+                if (rename(from, to) < 0 && errno != ENOENT)
+                        return -errno;
+        }
+        _cleanup_free_ char *first = backup_path(s, 1);
+        if (!first)
+                return -ENOMEM;
+        if (rename(new_path, first) < 0)
+                return -errno;
+        (void) fsync_path(s->backup_dir, true);
+        s->changes_at_backup = sqlite3_total_changes64(s->db);
+        return 0;
+}
+
+int store_backup(Store *s) {
+        if (s->in_transaction || !sqlite3_get_autocommit(s->db))
+                return -EBUSY; /* a backup of half a change is no backup */
+        if (sqlite3_total_changes64(s->db) == s->changes_at_backup)
+                return 0;
+        _cleanup_free_ char *reason = NULL;
+        int r = db_quick_check(s->db, &reason);
+        if (r < 0)
+                return log_error_errno(r, "Database %s failed its check (%s); keeping the existing backups.",
+                                       s->db_path, strempty(reason));
+        r = backup_write(s);
+        if (r < 0)
+                return log_warning_errno(r, "Failed to back up %s: %m", s->db_path);
+        log_debug("Backed up %s.", s->db_path);
+        return 1;
+}
+
+static bool any_backup_exists(const Store *s) {
+        for (int i = 1; i <= STORE_BACKUPS; i++) {
+                _cleanup_free_ char *p = backup_path(s, i);
+                if (p && file_exists(p))
+                        return true;
+        }
+        return false;
+}
+
+/* Moves the damaged file (and its WAL) aside for inspection. */
+static int move_aside(const Store *s) {
+        char stamp[32];
+        time_t now = time(NULL);
+        struct tm tm;
+        strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime_r(&now, &tm));
+
+        _cleanup_free_ char *target = NULL;
+        for (int n = 0; n < 100; n++) {
+                free(target);
+                target = NULL;
+                int k = n == 0 ? asprintf(&target, "%s.corrupt-%s", s->db_path, stamp)
+                               : asprintf(&target, "%s.corrupt-%s-%d", s->db_path, stamp, n);
+                if (k < 0)
+                        return -ENOMEM;
+                if (!file_exists(target))
+                        break;
+        }
+        if (rename(s->db_path, target) < 0 && errno != ENOENT)
+                return log_error_errno(-errno, "Failed to move damaged %s aside: %m", s->db_path);
+
+        static const char *const suffixes[] = { "-wal", "-shm" };
+        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
+                _cleanup_free_ char *from = NULL, *to = NULL;
+                if (asprintf(&from, "%s%s", s->db_path, suffixes[i]) < 0 ||
+                    asprintf(&to, "%s%s", target, suffixes[i]) < 0)
+                        return -ENOMEM;
+                if (i == 1)
+                        (void) unlink(from); /* shared memory index: worthless without its db */
+                else
+                        (void) rename(from, to);
+        }
+        log_error("Moved the damaged database to %s.", target);
+        return 0;
+}
+
+/* Replaces a damaged main file with the newest usable backup, or with an empty database. */
+static int store_recover(Store *s, const char *reason, int *ret_version) {
+        log_error("Database %s is damaged: %s", s->db_path, reason);
+        int r = move_aside(s);
+        if (r < 0)
+                return r;
+
+        for (int i = 1; i <= STORE_BACKUPS; i++) {
+                _cleanup_free_ char *b = backup_path(s, i), *why = NULL;
+                if (!b)
+                        return -ENOMEM;
+                if (!file_exists(b))
+                        continue;
+
+                sqlite3 *bdb = NULL;
+                int version = 0;
+                r = store_db_open_readonly(b, &bdb, &why);
+                if (r >= 0) {
+                        r = db_user_version(bdb, &version);
+                        sqlite3_close_v2(bdb);
+                        if (r >= 0 && (version <= 0 || version > STORE_SCHEMA_VERSION))
+                                r = -EPROTONOSUPPORT;
+                }
+                if (r < 0) {
+                        log_warning_errno(r, "Backup %s is not usable (%s), trying an older one.", b,
+                                          why ?: strerror(-r));
+                        continue;
+                }
+
+                r = copy_file_atomic(b, s->db_path);
+                if (r < 0) {
+                        log_warning_errno(r, "Failed to copy backup %s: %m", b);
+                        continue;
+                }
+                free(why);
+                why = NULL;
+                r = db_open_main(s->db_path, &s->db, ret_version, &why);
+                if (r < 0) {
+                        log_warning_errno(r, "Restored copy of %s does not open (%s).", b, strempty(why));
+                        (void) unlink(s->db_path);
+                        continue;
+                }
+
+                struct stat st;
+                char when[64] = "unknown time";
+                struct tm tm;
+                if (stat(b, &st) == 0)
+                        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime_r(&st.st_mtime, &tm));
+                log_warning("Restored %s from backup %s (made %s). Changes made after that are lost.",
+                            s->db_path, b, when);
+                return 0;
+        }
+
+        _cleanup_free_ char *why = NULL;
+        r = db_open_main(s->db_path, &s->db, ret_version, &why);
+        if (r < 0)
+                return log_error_errno(r, "Failed to create a new database %s: %s", s->db_path, strempty(why));
+        log_error("No usable backup in %s: starting with an EMPTY database. Mappings, disk devices and "
+                  "titles are lost.", s->backup_dir);
+        return 0;
+}
+
+/* ---- migrations ----------------------------------------------------------------------- */
+
+static int store_migrate(Store *s, int from, int to) {
+        for (int v = from; v < to; v++) {
+                char *err = NULL;
+                int rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, &err);
+                if (rc == SQLITE_OK)
+                        rc = sqlite3_exec(s->db, migrations[v], NULL, NULL, &err);
+                if (rc == SQLITE_OK)
+                        rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, &err);
+                if (rc != SQLITE_OK) {
+                        int r = store_errno(rc) ?: -EIO;
+                        log_error_errno(r, "Failed to migrate %s from schema %d to %d: %s", s->db_path, v, v + 1,
+                                        err ?: sqlite3_errmsg(s->db));
+                        sqlite3_free(err);
+                        if (!sqlite3_get_autocommit(s->db))
+                                (void) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+                        return r;
+                }
+                if (v > 0)
+                        log_info("Migrated %s from schema %d to %d.", s->db_path, v, v + 1);
+        }
+        return 0;
+}
+
+int store_schema_version(Store *s) {
+        int v = 0;
+        int r = db_user_version(s->db, &v);
+        return r < 0 ? r : v;
+}
+
+/* ---- open / close --------------------------------------------------------------------- */
+
+Store *store_free(Store *s) {
+        if (!s)
+                return NULL;
+        if (s->db && s->in_transaction) {
+                log_warning("Closing %s with a transaction open; committing it.", s->db_path);
+                if (store_commit(s) < 0)
+                        store_rollback(s);
+        }
+        for (size_t i = 0; i < _STMT_MAX; i++)
+                sqlite3_finalize(s->stmts[i]);
+        if (s->db)
+                sqlite3_close_v2(s->db);
+        free(s->state_dir);
+        free(s->db_path);
+        free(s->backup_dir);
+        free(s);
+        return NULL;
+}
+
+int store_open_version(const char *state_dir, StoreOpenFlags flags, int max_version, Store **ret) {
+        int r;
+
+        if (isempty(state_dir) || max_version < 1 || max_version > STORE_SCHEMA_VERSION)
+                return -EINVAL;
+
+        _cleanup_(store_freep) Store *s = calloc(1, sizeof(Store));
+        if (!s)
+                return -ENOMEM;
+        s->state_dir = strdup(state_dir);
+        s->db_path = path_join(state_dir, STORE_DB_NAME);
+        s->backup_dir = path_join(state_dir, "backups");
+        if (!s->state_dir || !s->db_path || !s->backup_dir)
+                return -ENOMEM;
+
+        bool existed = file_exists(s->db_path);
+        if (!existed && (flags & STORE_OPEN_NO_CREATE))
+                return -ENOENT;
+        if (!existed) {
+                r = mkdir_p(state_dir, 0755);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to create state directory %s: %m", state_dir);
+        }
+
+        int version = 0;
+        _cleanup_free_ char *reason = NULL;
+        r = db_open_main(s->db_path, &s->db, &version, &reason);
+        if (r == -EBADMSG)
+                r = store_recover(s, strempty(reason), &version);
+        else if (r >= 0 && version == 0 && existed && any_backup_exists(s)) {
+                /* An existing file without our schema while backups exist: it was truncated
+                 * or replaced. A store we created ourselves never stays at version 0. */
+                sqlite3_close_v2(s->db);
+                s->db = NULL;
+                r = store_recover(s, "the file holds no schema (truncated?)", &version);
+        } else if (r < 0)
+                return log_error_errno(r, "Failed to open %s: %s", s->db_path, reason ?: strerror(-r));
+        if (r < 0)
+                return r;
+
+        if (version < 0 || version > STORE_SCHEMA_VERSION)
+                return log_error_errno(-EPROTONOSUPPORT,
+                                       "%s has schema version %d; this build knows up to %d. Refusing to touch it.",
+                                       s->db_path, version, STORE_SCHEMA_VERSION);
+
+        /* Backed up before migrating, so a failed migration can always go back. */
+        if (version > 0 && !(flags & STORE_OPEN_NO_BACKUP)) {
+                r = backup_write(s);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to back up %s: %m", s->db_path);
+        }
+
+        if (version < max_version) {
+                r = store_migrate(s, version, max_version);
+                if (r < 0)
+                        return r;
+        }
+        if (version == 0)
+                s->changes_at_backup = -1; /* a new file gets its first backup from store_backup() */
+
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+int store_open_full(const char *state_dir, StoreOpenFlags flags, Store **ret) {
+        return store_open_version(state_dir, flags, STORE_SCHEMA_VERSION, ret);
+}
+
+int store_open(const char *state_dir, Store **ret) {
+        return store_open_full(state_dir, 0, ret);
+}
+
+/* ---- store_info ----------------------------------------------------------------------- */
+
+int store_info_set(Store *s, const char *key, const char *value) {
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, STMT_INFO_SET, &st);
+        if (r >= 0)
+                r = store_bind_text(st, 1, key);
+        if (r >= 0)
+                r = store_bind_text(st, 2, value);
+        if (r >= 0)
+                r = store_step_done(s, st);
+        return r;
+}
+
+int store_info_get(Store *s, const char *key, char **ret) {
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, STMT_INFO_GET, &st);
+        if (r >= 0)
+                r = store_bind_text(st, 1, key);
+        if (r >= 0)
+                r = store_step_row(s, st);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return -ENOENT;
+        return store_column_strdup(st, 0, ret);
+}
+
+/* ---- mappings ------------------------------------------------------------------------- */
+
+int store_mapping_set(Store *s, const char *device_id, const char *profile_id, uint64_t timestamp_us) {
+        if (!device_id || !profile_id)
+                return -EINVAL;
+        if (timestamp_us > INT64_MAX)
+                return -ERANGE;
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, STMT_MAPPING_SET, &st);
+        if (r >= 0)
+                r = store_bind_text(st, 1, device_id);
+        if (r >= 0)
+                r = store_bind_text(st, 2, profile_id);
+        if (r >= 0)
+                r = store_errno(sqlite3_bind_int64(st, 3, (int64_t) timestamp_us));
+        if (r >= 0)
+                r = store_step_done(s, st);
+        return r;
+}
+
+int store_mapping_get(Store *s, const char *device_id, const char *profile_id, uint64_t *ret_timestamp_us) {
+        if (!device_id || !profile_id)
+                return -EINVAL;
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, STMT_MAPPING_GET, &st);
+        if (r >= 0)
+                r = store_bind_text(st, 1, device_id);
+        if (r >= 0)
+                r = store_bind_text(st, 2, profile_id);
+        if (r >= 0)
+                r = store_step_row(s, st);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return -ENOENT;
+        int64_t t = sqlite3_column_int64(st, 0);
+        if (ret_timestamp_us)
+                *ret_timestamp_us = t < 0 ? 0 : (uint64_t) t;
+        return 0;
+}
+
+void store_mappings_free(StoreMapping *m, size_t n) {
+        if (!m)
+                return;
+        for (size_t i = 0; i < n; i++)
+                free(m[i].id);
+        free(m);
+}
+
+static int mapping_query(Store *s, StoreStatement id, const char *key, StoreMapping **ret, size_t *ret_n) {
+        if (!key || !ret || !ret_n)
+                return -EINVAL;
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, id, &st);
+        if (r >= 0)
+                r = store_bind_text(st, 1, key);
+        if (r < 0)
+                return r;
+
+        StoreMapping *m = NULL;
+        size_t n = 0, allocated = 0;
+        while ((r = store_step_row(s, st)) > 0) {
+                if (n == allocated) {
+                        size_t na = allocated ? allocated * 2 : 8;
+                        StoreMapping *t = reallocarray(m, na, sizeof(StoreMapping));
+                        if (!t) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        m = t;
+                        allocated = na;
+                }
+                r = store_column_strdup(st, 0, &m[n].id);
+                if (r < 0 || !m[n].id) {
+                        r = r < 0 ? r : -ENOMEM;
+                        break;
+                }
+                m[n].timestamp = (uint64_t) sqlite3_column_int64(st, 1);
+                n++;
+        }
+        if (r < 0) {
+                store_mappings_free(m, n);
+                return r;
+        }
+        *ret = m;
+        *ret_n = n;
+        return 0;
+}
+
+int store_mapping_profiles_for_device(Store *s, const char *device_id, StoreMapping **ret, size_t *ret_n) {
+        return mapping_query(s, STMT_MAPPING_PROFILES_FOR_DEVICE, device_id, ret, ret_n);
+}
+
+int store_mapping_devices_for_profile(Store *s, const char *profile_id, StoreMapping **ret, size_t *ret_n) {
+        return mapping_query(s, STMT_MAPPING_DEVICES_FOR_PROFILE, profile_id, ret, ret_n);
+}
+
+/* ---- devices -------------------------------------------------------------------------- */
+
+static int device_exists(Store *s, const char *device_id) {
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, STMT_DEVICE_EXISTS, &st);
+        if (r >= 0)
+                r = store_bind_text(st, 1, device_id);
+        if (r >= 0)
+                r = store_step_row(s, st);
+        return r;
+}
+
+int store_device_add(Store *s, const char *device_id) {
+        if (!device_id)
+                return -EINVAL;
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, STMT_DEVICE_ADD, &st);
+        if (r >= 0)
+                r = store_bind_text(st, 1, device_id);
+        if (r >= 0)
+                r = store_step_done(s, st);
+        return r;
+}
+
+int store_device_remove(Store *s, const char *device_id) {
+        if (!device_id)
+                return -EINVAL;
+        StoreOp op;
+        int r = store_op_begin(s, true, &op);
+        if (r < 0)
+                return r;
+        {
+                _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+                r = store_stmt(s, STMT_DEVICE_REMOVE, &st);
+                if (r >= 0)
+                        r = store_bind_text(st, 1, device_id);
+                if (r >= 0)
+                        r = store_step_done(s, st);
+                if (r >= 0 && sqlite3_changes(s->db) == 0)
+                        r = -ENOENT;
+        }
+        if (r >= 0) {
+                _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+                r = store_stmt(s, STMT_ENABLED_DELETE, &st);
+                if (r >= 0)
+                        r = store_bind_text(st, 1, device_id);
+                if (r >= 0)
+                        r = store_step_done(s, st);
+        }
+        return store_op_end(s, &op, r);
+}
+
+int store_device_set_property(Store *s, const char *device_id, const char *key, const char *value) {
+        if (!device_id || !key)
+                return -EINVAL;
+        if (streq(key, "Enabled"))
+                return -EINVAL;
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, value ? STMT_DEVICE_PROPERTY_SET : STMT_DEVICE_PROPERTY_DELETE, &st);
+        if (r >= 0)
+                r = store_bind_text(st, 1, device_id);
+        if (r >= 0)
+                r = store_bind_text(st, 2, key);
+        if (r >= 0 && value)
+                r = store_bind_text(st, 3, value);
+        if (r >= 0)
+                r = store_step_done(s, st);
+        if (r >= 0 && !value && sqlite3_changes(s->db) == 0) {
+                /* Deleting a key that is not there is fine, but not on a device that is not. */
+                sqlite3_reset(st);
+                r = device_exists(s, device_id);
+                if (r >= 0)
+                        r = r > 0 ? 0 : -ENOENT;
+        }
+        return r;
+}
+
+/* Collects column 0 (and 1 when pairs) of every row into a NULL-terminated list. */
+static int collect_strings(Store *s, sqlite3_stmt *st, bool pairs, char ***ret) {
+        char **l = NULL;
+        size_t n = 0, allocated = 0;
+        int r;
+        while ((r = store_step_row(s, st)) > 0) {
+                if (n + 3 > allocated) {
+                        size_t na = allocated ? allocated * 2 : 16;
+                        char **t = reallocarray(l, na, sizeof(char *));
+                        if (!t) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        l = t;
+                        allocated = na;
+                }
+                for (int c = 0; c < (pairs ? 2 : 1); c++) {
+                        const unsigned char *t = sqlite3_column_text(st, c);
+                        l[n] = strdup(t ? (const char *) t : "");
+                        if (!l[n]) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        l[++n] = NULL;
+                }
+                if (r < 0)
+                        break;
+        }
+        if (r >= 0 && !l) {
+                l = calloc(1, sizeof(char *));
+                if (!l)
+                        r = -ENOMEM;
+        }
+        if (r < 0) {
+                if (l)
+                        l[n] = NULL;
+                strv_free(l);
+                return r;
+        }
+        *ret = l;
+        return 0;
+}
+
+int store_device_list(Store *s, char ***ret_ids) {
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, STMT_DEVICE_LIST, &st);
+        if (r < 0)
+                return r;
+        return collect_strings(s, st, false, ret_ids);
+}
+
+int store_device_get_properties(Store *s, const char *device_id, char ***ret_pairs) {
+        if (!device_id)
+                return -EINVAL;
+        StoreOp op;
+        int r = store_op_begin(s, false, &op); /* existence and rows from one snapshot */
+        if (r < 0)
+                return r;
+        r = device_exists(s, device_id);
+        if (r == 0)
+                r = -ENOENT;
+        if (r >= 0) {
+                _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+                r = store_stmt(s, STMT_DEVICE_PROPERTIES, &st);
+                if (r >= 0)
+                        r = store_bind_text(st, 1, device_id);
+                if (r >= 0)
+                        r = collect_strings(s, st, true, ret_pairs);
+        }
+        return store_op_end(s, &op, r);
+}
+
+int store_device_set_enabled(Store *s, const char *device_id, bool enabled) {
+        if (!device_id)
+                return -EINVAL;
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, STMT_ENABLED_SET, &st);
+        if (r >= 0)
+                r = store_bind_text(st, 1, device_id);
+        if (r >= 0)
+                r = store_errno(sqlite3_bind_int(st, 2, enabled));
+        if (r >= 0)
+                r = store_step_done(s, st);
+        return r;
+}
+
+int store_device_get_enabled(Store *s, const char *device_id, bool *ret) {
+        if (!device_id)
+                return -EINVAL;
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, STMT_ENABLED_GET, &st);
+        if (r >= 0)
+                r = store_bind_text(st, 1, device_id);
+        if (r >= 0)
+                r = store_step_row(s, st);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return -ENOENT;
+        if (ret)
+                *ret = sqlite3_column_int(st, 0) != 0;
+        return 0;
+}
+
+/* ---- titles --------------------------------------------------------------------------- */
+
+int store_profile_title_set(Store *s, const char *profile_id, uid_t uid, const char *title) {
+        if (!profile_id || !title)
+                return -EINVAL;
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, STMT_TITLE_SET, &st);
+        if (r >= 0)
+                r = store_bind_text(st, 1, profile_id);
+        if (r >= 0)
+                r = store_errno(sqlite3_bind_int64(st, 2, (int64_t) uid));
+        if (r >= 0)
+                r = store_bind_text(st, 3, title);
+        if (r >= 0)
+                r = store_step_done(s, st);
+        return r;
+}
+
+int store_profile_title_get(Store *s, const char *profile_id, uid_t uid, char **ret) {
+        if (!profile_id || !ret)
+                return -EINVAL;
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, STMT_TITLE_GET, &st);
+        if (r >= 0)
+                r = store_bind_text(st, 1, profile_id);
+        if (r >= 0)
+                r = store_errno(sqlite3_bind_int64(st, 2, (int64_t) uid));
+        if (r >= 0)
+                r = store_step_row(s, st);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return -ENOENT;
+        return store_column_strdup(st, 0, ret);
+}
+
+/* ---- text ----------------------------------------------------------------------------- */
+
+bool store_utf8_is_valid(const char *str, size_t len) {
+        const unsigned char *p = (const unsigned char *) str, *end = p + len;
+        while (p < end) {
+                unsigned char c = *p;
+                if (c < 0x80) {
+                        p++;
+                        continue;
+                }
+                size_t n;
+                uint32_t cp;
+                if (c >= 0xc2 && c <= 0xdf) {
+                        n = 1;
+                        cp = c & 0x1f;
+                } else if (c >= 0xe0 && c <= 0xef) {
+                        n = 2;
+                        cp = c & 0x0f;
+                } else if (c >= 0xf0 && c <= 0xf4) {
+                        n = 3;
+                        cp = c & 0x07;
+                } else
+                        return false;
+                if ((size_t) (end - p) <= n)
+                        return false;
+                for (size_t i = 1; i <= n; i++) {
+                        if ((p[i] & 0xc0) != 0x80)
+                                return false;
+                        cp = (cp << 6) | (p[i] & 0x3f);
+                }
+                if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
+                    (cp >= 0xd800 && cp <= 0xdfff))
+                        return false;
+                p += n + 1;
+        }
+        return true;
+}

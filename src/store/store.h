@@ -1,23 +1,54 @@
 /* The persistent store: one SQLite database under the state directory holding device ↔
- * profile mappings, devices of scope "disk" with their properties, per-device Enabled flags
- * and per-user profile titles. Prepared statements only; negative errno on failure. */
+ * profile mappings, devices of scope "disk" with their properties, per-device Enabled flags,
+ * per-user profile titles and a cache of parsed ICC metadata. Prepared statements only;
+ * negative errno on failure.
+ *
+ * Robustness: the file is checked (PRAGMA quick_check) at every open; a damaged file is moved
+ * aside and the newest good backup (backups/tinct.db.1..3, rotated at open and by
+ * store_backup()) takes its place. Only when no backup is usable does the store start empty.
+ *
+ * Deliberate limits: one connection, used from one thread. The store bounds nothing a client
+ * sends (the daemon does); SQLite's own length limit (STORE_MAX_VALUE_SIZE) only keeps a bug
+ * from bloating the file, and is reported as -E2BIG. Strings must be UTF-8 without NULs. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 typedef struct Store Store;
+typedef struct IccInfo IccInfo;
 
-/* Creates state_dir if needed and opens (or creates, or migrates) the database in it. */
+#define STORE_DEFAULT_STATE_DIR "/var/lib/tinct"
+#define STORE_DB_NAME "tinct.db"
+#define STORE_BACKUPS 3
+#define STORE_MAX_VALUE_SIZE (16 * 1024 * 1024)
+
+typedef enum StoreOpenFlags {
+        STORE_OPEN_NO_CREATE = 1 << 0, /* -ENOENT unless the database file exists (tools) */
+        STORE_OPEN_NO_BACKUP = 1 << 1, /* do not rotate backups at open (tools) */
+} StoreOpenFlags;
+
+/* Creates state_dir if needed and opens (or creates, or migrates) the database in it.
+ * A damaged database is replaced by its newest good backup (logged). -EPROTONOSUPPORT when
+ * the file was written by a newer schema than this build knows (nothing is changed). */
 int store_open(const char *state_dir, Store **ret);
+int store_open_full(const char *state_dir, StoreOpenFlags flags, Store **ret);
+/* Commits a transaction left open by store_begin() (with a warning), then closes. */
 Store *store_free(Store *s);
 
-/* Group several writes into one commit (nesting is not supported). */
+/* Group several writes into one commit (nesting is not supported: -EBUSY). */
 int store_begin(Store *s);
 int store_commit(Store *s);
 void store_rollback(Store *s);
+
+/* Checks the live database and, when it is sound and changed since the last backup, writes
+ * a new backups/tinct.db.1 (older ones shift to .2, .3). For a daemon timer. Returns 1 when a
+ * backup was written, 0 when nothing had changed, -EBADMSG when the check failed (the
+ * existing backups are kept then), other negative errno on I/O errors. */
+int store_backup(Store *s);
 
 /* Mappings. timestamp_us 0 means "the user removed this pair". */
 typedef struct StoreMapping {
@@ -33,12 +64,17 @@ int store_mapping_profiles_for_device(Store *s, const char *device_id, StoreMapp
 int store_mapping_devices_for_profile(Store *s, const char *profile_id, StoreMapping **ret, size_t *ret_n);
 void store_mappings_free(StoreMapping *m, size_t n);
 
-/* Devices of scope "disk". */
+/* Devices of scope "disk". Kind is an ordinary property here: store it at creation (colord
+ * does not, §16.7). "Enabled" is not a property (-EINVAL): use store_device_set_enabled(). */
 int store_device_add(Store *s, const char *device_id);               /* -EEXIST if present */
-int store_device_remove(Store *s, const char *device_id);            /* with its properties */
+/* With its properties and its Enabled flag, as colord drops every storage row of a disk
+ * device. -ENOENT if it was not stored. */
+int store_device_remove(Store *s, const char *device_id);
+/* Insert or replace; value NULL removes the key. -ENOENT if the device is not stored. */
 int store_device_set_property(Store *s, const char *device_id, const char *key, const char *value);
 int store_device_list(Store *s, char ***ret_ids);                    /* in insertion order */
-int store_device_get_properties(Store *s, const char *device_id, char ***ret_pairs); /* k,v,...,NULL */
+/* k,v,...,NULL in the order keys were first set; -ENOENT if the device is not stored. */
+int store_device_get_properties(Store *s, const char *device_id, char ***ret_pairs);
 
 /* Enabled flag, kept per device id whatever the scope. -ENOENT if never set. */
 int store_device_set_enabled(Store *s, const char *device_id, bool enabled);
@@ -47,6 +83,32 @@ int store_device_get_enabled(Store *s, const char *device_id, bool *ret);
 /* Per-user profile titles. -ENOENT if that uid never set one. */
 int store_profile_title_set(Store *s, const char *profile_id, uid_t uid, const char *title);
 int store_profile_title_get(Store *s, const char *profile_id, uid_t uid, char **ret);
+
+/* Parsed-ICC cache, keyed by path and checked against the file's identity. get returns a
+ * new IccInfo (free with icc_info_free()), or -ENOENT when the path is unknown or the file
+ * changed (size, mtime or inode differ) or the cached row is unusable. put replaces the row
+ * for path. Wrap a batch of puts in store_begin()/store_commit(): one commit for all. */
+int store_profile_cache_get(Store *s, const char *path, uint64_t size, int64_t mtime_ns, uint64_t inode,
+                            IccInfo **ret);
+int store_profile_cache_put(Store *s, const char *path, uint64_t size, int64_t mtime_ns, uint64_t inode,
+                            const IccInfo *info);
+/* Drops every cached path not in live_paths (NULL-terminated; NULL empties the cache).
+ * Returns the number of rows removed. */
+int store_profile_cache_prune(Store *s, char *const *live_paths);
+/* Number of cached rows (for logs and tests). */
+int store_profile_cache_count(Store *s, size_t *ret);
+
+/* One-time import of colord's databases (mapping.db, storage.db in colord_dir, normally
+ * /var/lib/colord). Rows already in the store win. The store records that the import ran,
+ * so later calls do nothing. Returns 1 when the import ran now (whether or not colord's
+ * files existed), 0 when it had already run. colord's files are opened read-only. */
+int store_import_colord(Store *s, const char *colord_dir);
+
+/* The whole store (not the profile cache: it is derived from files) as JSON. Strict reader:
+ * malformed or unexpected input is refused with a message in *ret_error and nothing is
+ * changed; a valid document replaces the store's content in one transaction. */
+int store_export_json(Store *s, FILE *f);
+int store_import_json(Store *s, const char *data, size_t size, char **ret_error);
 
 #include "macro.h"
 DEFINE_TRIVIAL_CLEANUP_FUNC(Store *, store_free);

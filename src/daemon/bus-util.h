@@ -1,0 +1,14 @@
+/* Marshalling helpers shared by the vtable files. */
+#pragma once
+
+#include <systemd/sd-bus.h>
+
+#include "bus-errors.h"
+#include "strmap.h"
+
+int bus_append_strmap(sd_bus_message *m, const StrMap *map);
+/* Reads a{ss}, enforcing colord's key/value length limits and our entry bound; a limit
+ * violation sets InputInvalid in `domain` (spec §3.3). */
+int bus_read_strmap(sd_bus_message *m, StrMap *ret, BusDomain domain, sd_bus_error *error);
+/* Checks one property key/value against the length limits. */
+int bus_check_property(const char *key, const char *value, BusDomain domain, sd_bus_error *error);

@@ -1,0 +1,352 @@
+/* Device objects on the bus: one fallback vtable under /org/freedesktop/ColorManager/devices
+ * whose find callback maps a path to its Device. Every change emits PropertiesChanged
+ * (with the normalised, correctly typed value) before the method's reply (spec §1.2). */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bus-util.h"
+#include "daemon-dbus.h"
+#include "device.h"
+#include "log.h"
+#include "names.h"
+#include "polkit.h"
+#include "profile.h"
+
+#define ACTION_MODIFY "org.freedesktop.color-manager.modify-device"
+#define ACTION_INHIBIT "org.freedesktop.color-manager.device-inhibit"
+
+static Device *device_of(Manager *m, sd_bus_message *msg) {
+        return manager_find_device_by_path(m, sd_bus_message_get_path(msg));
+}
+
+void device_emit_properties(Device *d, const char *first, ...) {
+        const char *names[24];
+        size_t n = 0;
+        va_list ap;
+        va_start(ap, first);
+        for (const char *s = first; s && n < ELEMENTSOF(names) - 1; s = va_arg(ap, const char *))
+                names[n++] = s;
+        va_end(ap);
+        names[n] = NULL;
+        if (d->manager->bus)
+                (void) sd_bus_emit_properties_changed_strv(d->manager->bus, d->path, DEVICE_IFACE, (char **) names);
+}
+
+void device_emit_relations_changed(Device *d, bool modified, const char *extra_property) {
+        Manager *m = d->manager;
+        if (!m->bus)
+                return;
+        device_emit_properties(d, "Profiles", modified ? "Modified" : extra_property,
+                               modified ? extra_property : NULL, NULL);
+        (void) sd_bus_emit_signal(m->bus, d->path, DEVICE_IFACE, "Changed", "");
+        manager_emit_path_signal(m, "DeviceChanged", d->path);
+}
+
+/* Non-root callers may change their own devices and those of the system (root-owned: a
+ * user picking a printer profile), not another user's (colord checks nothing: §16.22). */
+static int check_may_modify(Manager *m, Client *c, Device *d, sd_bus_error *error) {
+        if (c->uid == 0 || c->uid == m->daemon_uid || d->owner == c->uid || d->owner == 0 || d->owner == m->daemon_uid)
+                return 0;
+        return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_FAILED_TO_AUTHENTICATE,
+                             "device '%s' belongs to another user", d->id);
+}
+
+/* The continuations look the device up again: it may have gone while polkit answered. */
+#define DEVICE_OR_FAIL(m, msg, error)                                                                  \
+        ({                                                                                         \
+                Device *_d = device_of(m, msg);                                                    \
+                if (!_d)                                                                           \
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_UNKNOWN_OBJECT,               \
+                                                 "device %s no longer exists", sd_bus_message_get_path(msg)); \
+                _d;                                                                                \
+        })
+
+/* Methods that need polkit: the handler only asks; the continuation does the work. */
+#define DEVICE_AUTH_METHOD(name, cont, action)                                                      \
+        static int name(sd_bus_message *msg, void *userdata, sd_bus_error *error) {                 \
+                Device *d = userdata;                                                               \
+                return polkit_authorize(d->manager, msg, action, DOMAIN_DEVICE, cont, error);       \
+        }
+
+static int set_property_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
+        Device *d = DEVICE_OR_FAIL(m, msg, error);
+        const char *key, *value, *prop;
+        int r = sd_bus_message_read(msg, "ss", &key, &value);
+        if (r < 0)
+                return r;
+        if ((r = bus_check_property(key, value, DOMAIN_DEVICE, error)) < 0 ||
+            (r = check_may_modify(m, c, d, error)) < 0)
+                return r;
+        if (streq(key, "Kind") && !names_device_kind_is_valid(value))
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "device type %s not recognised", value);
+        r = device_set_property(d, key, value, &prop);
+        if (r == -E2BIG)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "too many metadata entries");
+        if (r < 0)
+                return r;
+        if (d->scope == SCOPE_DISK && (r = store_device_set_property(m->store, d->id, key, value)) < 0)
+                log_warning_errno(r, "Failed to save property %s of %s: %m", key, d->id);
+        device_emit_properties(d, prop, NULL);
+        return sd_bus_reply_method_return(msg, "");
+}
+
+DEVICE_AUTH_METHOD(method_set_property, set_property_authorized, ACTION_MODIFY)
+
+static int add_profile_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
+        Device *d = DEVICE_OR_FAIL(m, msg, error);
+        const char *relation, *path;
+        int r = sd_bus_message_read(msg, "so", &relation, &path);
+        if (r < 0)
+                return r;
+        if ((r = check_may_modify(m, c, d, error)) < 0)
+                return r;
+        bool hard = streq(relation, "hard");
+        if (!hard && !streq(relation, "soft"))
+                return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_INTERNAL,
+                                     "relation '%s' unknown, expected 'hard' or 'soft'", relation);
+        Profile *p = manager_find_profile_by_path(m, path);
+        if (!p)
+                return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_PROFILE_DOES_NOT_EXIST,
+                                     "profile object path '%s' does not exist", path);
+        uint64_t now = now_usec();
+        r = device_add_profile(d, p, hard, now);
+        if (r == -EEXIST)
+                return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_PROFILE_ALREADY_ADDED,
+                                     "profile object path '%s' has already been added", path);
+        if (r < 0)
+                return r;
+        if (hard && (r = store_mapping_set(m->store, d->id, p->id, now)) < 0)
+                log_warning_errno(r, "Failed to save mapping %s → %s: %m", d->id, p->id);
+        device_touch(d);
+        device_emit_relations_changed(d, true, NULL);
+        return sd_bus_reply_method_return(msg, "");
+}
+
+DEVICE_AUTH_METHOD(method_add_profile, add_profile_authorized, ACTION_MODIFY)
+
+static int remove_profile_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
+        Device *d = DEVICE_OR_FAIL(m, msg, error);
+        const char *path;
+        int r = sd_bus_message_read(msg, "o", &path);
+        if (r < 0)
+                return r;
+        if ((r = check_may_modify(m, c, d, error)) < 0)
+                return r;
+        Profile *p = manager_find_profile_by_path(m, path);
+        if (!p || device_remove_profile(d, p) < 0)
+                return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_PROFILE_DOES_NOT_EXIST,
+                                     "profile object path '%s' does not exist on '%s'", path, d->path);
+        /* Timestamp 0 remembers that the user removed it: no automatic re-adding (§5.5). */
+        if ((r = store_mapping_set(m->store, d->id, p->id, 0)) < 0)
+                log_warning_errno(r, "Failed to save removal of %s from %s: %m", p->id, d->id);
+        device_touch(d);
+        device_emit_relations_changed(d, true, NULL);
+        return sd_bus_reply_method_return(msg, "");
+}
+
+DEVICE_AUTH_METHOD(method_remove_profile, remove_profile_authorized, ACTION_MODIFY)
+
+static int make_default_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
+        Device *d = DEVICE_OR_FAIL(m, msg, error);
+        const char *path;
+        int r = sd_bus_message_read(msg, "o", &path);
+        if (r < 0)
+                return r;
+        if ((r = check_may_modify(m, c, d, error)) < 0)
+                return r;
+        Profile *p = manager_find_profile_by_path(m, path);
+        uint64_t now = now_usec();
+        if (!p || device_make_profile_default(d, p, now) < 0)
+                return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_PROFILE_DOES_NOT_EXIST,
+                                     "profile object path '%s' does not exist for this device", path);
+        r = store_mapping_set(m->store, d->id, p->id, now);
+        if (r < 0)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "failed to save the default: %s", strerror(-r));
+        device_touch(d);
+        device_emit_relations_changed(d, true, NULL);
+        return sd_bus_reply_method_return(msg, "");
+}
+
+DEVICE_AUTH_METHOD(method_make_profile_default, make_default_authorized, ACTION_MODIFY)
+
+static int method_get_profile_for_qualifiers(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Device *d = userdata;
+        _cleanup_strv_free_ char **qualifiers = NULL;
+        int r = sd_bus_message_read_strv(msg, &qualifiers);
+        if (r < 0)
+                return r;
+        if (strv_length(qualifiers) > LIMIT_QUALIFIERS)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "too many qualifiers (at most %d)", LIMIT_QUALIFIERS);
+        if (!strv_isempty(d->inhibitors))
+                return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_PROFILING, "profiling, so ignoring '%s'",
+                                     strempty(qualifiers ? qualifiers[0] : NULL));
+        Profile *p = device_profile_for_qualifiers(d, qualifiers);
+        if (!p) {
+                size_t len = 1;
+                STRV_FOREACH(q, qualifiers)
+                        len += strlen(*q) + 1;
+                _cleanup_free_ char *joined = calloc(1, len);
+                if (!joined)
+                        return -ENOMEM;
+                STRV_FOREACH(q, qualifiers) {
+                        if (q != qualifiers)
+                                strcat(joined, ",");
+                        strcat(joined, *q);
+                }
+                return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_NOTHING_MATCHED, "nothing matched expression '%s'", joined);
+        }
+        return sd_bus_reply_method_return(msg, "o", p->path);
+}
+
+static int method_get_profile_relation(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Device *d = userdata;
+        const char *path;
+        int r = sd_bus_message_read(msg, "o", &path);
+        if (r < 0)
+                return r;
+        Profile *p = manager_find_profile_by_path(d->manager, path);
+        DeviceProfile *e = p ? device_find_profile(d, p) : NULL;
+        if (!e)
+                return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_PROFILE_DOES_NOT_EXIST, "no profile '%s' found", path);
+        return sd_bus_reply_method_return(msg, "s", e->hard ? "hard" : "soft");
+}
+
+static int inhibit_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
+        Device *d = DEVICE_OR_FAIL(m, msg, error);
+        const char *sender = sd_bus_message_get_sender(msg);
+        int r = check_may_modify(m, c, d, error);
+        if (r < 0)
+                return r;
+        if (strv_contains(d->inhibitors, sender))
+                return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_FAILED_TO_INHIBIT, "already inhibited by %s", sender);
+        if (strv_length(d->inhibitors) >= LIMIT_METADATA_ENTRIES)
+                return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_FAILED_TO_INHIBIT, "too many inhibitors");
+        if ((r = strv_extend(&d->inhibitors, sender)) < 0)
+                return r;
+        c->watched = true;
+        device_emit_relations_changed(d, false, "ProfilingInhibitors");
+        return sd_bus_reply_method_return(msg, "");
+}
+
+DEVICE_AUTH_METHOD(method_profiling_inhibit, inhibit_authorized, ACTION_INHIBIT)
+
+static int method_profiling_uninhibit(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Device *d = userdata;
+        const char *sender = sd_bus_message_get_sender(msg);
+        if (!strv_remove(d->inhibitors, sender))
+                return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_FAILED_TO_UNINHIBIT, "not set inhibitor for %s", sender);
+        device_emit_relations_changed(d, false, "ProfilingInhibitors");
+        return sd_bus_reply_method_return(msg, "");
+}
+
+static int set_enabled_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
+        Device *d = DEVICE_OR_FAIL(m, msg, error);
+        int enabled;
+        int r = sd_bus_message_read(msg, "b", &enabled);
+        if (r < 0)
+                return r;
+        if ((r = check_may_modify(m, c, d, error)) < 0)
+                return r;
+        if (d->enabled == !!enabled)
+                return sd_bus_reply_method_return(msg, "");
+        r = store_device_set_enabled(m->store, d->id, enabled);
+        if (r < 0)
+                return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_INTERNAL, "failed to save Enabled: %s", strerror(-r));
+        d->enabled = enabled;
+        device_touch(d);
+        device_emit_properties(d, "Enabled", "Modified", NULL);
+        (void) sd_bus_emit_signal(m->bus, d->path, DEVICE_IFACE, "Changed", "");
+        manager_emit_path_signal(m, "DeviceChanged", d->path);
+        return sd_bus_reply_method_return(msg, "");
+}
+
+DEVICE_AUTH_METHOD(method_set_enabled, set_enabled_authorized, ACTION_MODIFY)
+
+
+static int prop_string(sd_bus *bus, const char *path, const char *interface, const char *property,
+                       sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Device *d = userdata;
+        const char *v = streq(property, "Model") ? d->model :
+                        streq(property, "Serial") ? d->serial :
+                        streq(property, "Vendor") ? d->vendor :
+                        streq(property, "Colorspace") ? d->colorspace :
+                        streq(property, "Kind") ? d->kind :
+                        streq(property, "DeviceId") ? d->id :
+                        streq(property, "Mode") ? d->mode :
+                        streq(property, "Format") ? d->format :
+                        streq(property, "Scope") ? scope_to_string(d->scope) :
+                        d->seat;
+        return sd_bus_message_append(reply, "s", strempty(v));
+}
+
+static int prop_profiles(sd_bus *bus, const char *path, const char *interface, const char *property,
+                         sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Device *d = userdata;
+        size_t n;
+        _cleanup_free_ Profile **ordered = device_ordered_profiles(d, &n);
+        if (!ordered)
+                return -ENOMEM;
+        int r = sd_bus_message_open_container(reply, 'a', "o");
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = sd_bus_message_append(reply, "o", ordered[i]->path);
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+static int prop_bool(sd_bus *bus, const char *path, const char *interface, const char *property,
+                     sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Device *d = userdata;
+        return sd_bus_message_append(reply, "b", (int) (streq(property, "Enabled") ? d->enabled : d->embedded));
+}
+
+static int prop_metadata(sd_bus *bus, const char *path, const char *interface, const char *property,
+                         sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Device *d = userdata;
+        return bus_append_strmap(reply, &d->metadata);
+}
+
+static int prop_inhibitors(sd_bus *bus, const char *path, const char *interface, const char *property,
+                           sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Device *d = userdata;
+        return sd_bus_message_append_strv(reply, d->inhibitors ? d->inhibitors : (char *[]) { NULL });
+}
+
+#define EMITS SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
+const sd_bus_vtable device_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("Created", "t", NULL, offsetof(Device, created), SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Modified", "t", NULL, offsetof(Device, modified), EMITS),
+        SD_BUS_PROPERTY("Model", "s", prop_string, 0, EMITS),
+        SD_BUS_PROPERTY("Serial", "s", prop_string, 0, EMITS),
+        SD_BUS_PROPERTY("Vendor", "s", prop_string, 0, EMITS),
+        SD_BUS_PROPERTY("Colorspace", "s", prop_string, 0, EMITS),
+        SD_BUS_PROPERTY("Kind", "s", prop_string, 0, EMITS),
+        SD_BUS_PROPERTY("DeviceId", "s", prop_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Profiles", "ao", prop_profiles, 0, EMITS),
+        SD_BUS_PROPERTY("Mode", "s", prop_string, 0, EMITS),
+        SD_BUS_PROPERTY("Format", "s", prop_string, 0, EMITS),
+        SD_BUS_PROPERTY("Scope", "s", prop_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Owner", "u", NULL, offsetof(Device, owner), SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Enabled", "b", prop_bool, 0, EMITS),
+        SD_BUS_PROPERTY("Seat", "s", prop_string, 0, EMITS),
+        SD_BUS_PROPERTY("Embedded", "b", prop_bool, 0, EMITS),
+        SD_BUS_PROPERTY("Metadata", "a{ss}", prop_metadata, 0, EMITS),
+        SD_BUS_PROPERTY("ProfilingInhibitors", "as", prop_inhibitors, 0, EMITS),
+        SD_BUS_METHOD_WITH_ARGS("SetProperty", SD_BUS_ARGS("s", property_name, "s", property_value),
+                                SD_BUS_NO_RESULT, method_set_property, 0),
+        SD_BUS_METHOD_WITH_ARGS("AddProfile", SD_BUS_ARGS("s", relation, "o", object_path), SD_BUS_NO_RESULT,
+                                method_add_profile, 0),
+        SD_BUS_METHOD_WITH_ARGS("RemoveProfile", SD_BUS_ARGS("o", object_path), SD_BUS_NO_RESULT,
+                                method_remove_profile, 0),
+        SD_BUS_METHOD_WITH_ARGS("MakeProfileDefault", SD_BUS_ARGS("o", profile_path), SD_BUS_NO_RESULT,
+                                method_make_profile_default, 0),
+        SD_BUS_METHOD_WITH_ARGS("GetProfileForQualifiers", SD_BUS_ARGS("as", qualifiers),
+                                SD_BUS_RESULT("o", object_path), method_get_profile_for_qualifiers, 0),
+        SD_BUS_METHOD_WITH_ARGS("GetProfileRelation", SD_BUS_ARGS("o", object_path), SD_BUS_RESULT("s", relation),
+                                method_get_profile_relation, 0),
+        SD_BUS_METHOD("ProfilingInhibit", "", "", method_profiling_inhibit, 0),
+        SD_BUS_METHOD("ProfilingUninhibit", "", "", method_profiling_uninhibit, 0),
+        SD_BUS_METHOD_WITH_ARGS("SetEnabled", SD_BUS_ARGS("b", enabled), SD_BUS_NO_RESULT, method_set_enabled, 0),
+        SD_BUS_SIGNAL("Changed", NULL, 0),
+        SD_BUS_VTABLE_END,
+};

@@ -1,0 +1,72 @@
+/* A colour-managed device: its properties, its ordered profile relations and the rules
+ * for ordering and qualifier lookup (spec §3, §5). No bus code here: device-dbus.c has it. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "list.h"
+#include "manager.h"
+#include "strmap.h"
+
+typedef enum Scope {
+        SCOPE_UNKNOWN,
+        SCOPE_NORMAL,
+        SCOPE_TEMP,
+        SCOPE_DISK,
+} Scope;
+
+const char *scope_to_string(Scope s);
+/* -EINVAL unless one of normal, temp, disk. */
+int scope_from_string(const char *s, Scope *ret);
+
+typedef struct DeviceProfile {
+        Profile *profile;
+        bool hard;
+        uint64_t timestamp; /* µs; the assignment time, kept across restarts for hard ones */
+} DeviceProfile;
+
+struct Device {
+        Manager *manager;
+        ListLink link;
+
+        char *id;
+        char *path;
+        uid_t owner;
+        Scope scope;
+        char *creator; /* unique bus name of the creating connection (temp scope) */
+
+        const char *kind; /* static string from the kind table */
+        char *model, *vendor, *serial, *colorspace, *format, *mode, *seat;
+        bool enabled, embedded;
+        uint64_t created, modified;
+        StrMap metadata;
+
+        DeviceProfile *profiles; /* newest first */
+        size_t n_profiles;
+        char **inhibitors;
+};
+
+int device_new(Manager *m, const char *id, uid_t owner, Scope scope, Device **ret);
+Device *device_free(Device *d);
+
+/* Applies one CreateDevice/SetProperty property (spec §3.3). Known keys set fields (with
+ * normalisation), others go to Metadata. *ret_property is the bus property that changed. */
+int device_set_property(Device *d, const char *key, const char *value, const char **ret_property);
+
+/* Relations. device_add_profile: -EEXIST if already there with the same or a stronger
+ * relation; a soft entry asked for hard is upgraded in place. */
+int device_add_profile(Device *d, Profile *p, bool hard, uint64_t timestamp);
+int device_remove_profile(Device *d, Profile *p);       /* -ENOENT */
+int device_make_profile_default(Device *d, Profile *p, uint64_t now); /* -ENOENT */
+DeviceProfile *device_find_profile(Device *d, Profile *p);
+
+/* The exported Profiles order: hard, then soft non-EDID, then soft EDID (spec §5.3). */
+Profile **device_ordered_profiles(Device *d, size_t *ret_n);
+/* spec §5.4: hard pass then soft pass, each query in order. NULL when nothing matches. */
+Profile *device_profile_for_qualifiers(Device *d, char **qualifiers);
+
+void device_touch(Device *d); /* Modified = now */
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(Device *, device_free);

@@ -1,0 +1,209 @@
+/* tinctd: parse the command line, load the registry, take the bus name, run the loop.
+ * The command line is a contract with tests and benchmarks (docs/ARCHITECTURE.md). */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+
+#include "daemon-dbus.h"
+#include "log.h"
+#include "polkit.h"
+
+#define DEFAULT_STATE_DIR "/var/lib/tinct"
+
+static const char *const default_profile_dirs[] = {
+        "/usr/share/color/icc",
+        "/usr/local/share/color/icc",
+        "/var/lib/color/icc",
+        "/var/lib/colord/icc",
+        NULL,
+};
+
+static int ready_fd = -1;
+
+static void help(void) {
+        printf("tinctd — colour management daemon (org.freedesktop.ColorManager)\n\n"
+               "  --state-dir DIR        database and installed profiles (default %s)\n"
+               "  --profile-dir DIR      watched ICC directory; repeatable, replaces the defaults\n"
+               "  --sysfs-root DIR       read devices and DMI from this sysfs tree (tests)\n"
+               "  --no-udev              no device discovery\n"
+               "  --create-dummy-sensor  add the dummy colour sensor\n"
+               "  --polkit-timeout SEC   deny when polkit has not answered by then (default 20)\n"
+               "  --ready-fd FD          write READY=1 to FD once the bus name is owned\n"
+               "  -v, --verbose          debug logging\n"
+               "  --version, -h --help\n", DEFAULT_STATE_DIR);
+}
+
+static int parse_argv(int argc, char **argv, ManagerConfig *cfg) {
+        enum { ARG_STATE_DIR = 0x100, ARG_PROFILE_DIR, ARG_SYSFS_ROOT, ARG_NO_UDEV, ARG_DUMMY,
+               ARG_POLKIT_TIMEOUT, ARG_READY_FD, ARG_VERSION };
+        static const struct option options[] = {
+                { "state-dir", required_argument, NULL, ARG_STATE_DIR },
+                { "profile-dir", required_argument, NULL, ARG_PROFILE_DIR },
+                { "sysfs-root", required_argument, NULL, ARG_SYSFS_ROOT },
+                { "no-udev", no_argument, NULL, ARG_NO_UDEV },
+                { "create-dummy-sensor", no_argument, NULL, ARG_DUMMY },
+                { "polkit-timeout", required_argument, NULL, ARG_POLKIT_TIMEOUT },
+                { "ready-fd", required_argument, NULL, ARG_READY_FD },
+                { "verbose", no_argument, NULL, 'v' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                { "help", no_argument, NULL, 'h' },
+                {}
+        };
+        int c;
+        char *end;
+
+        cfg->polkit_timeout_usec = 20 * 1000000ULL;
+        while ((c = getopt_long(argc, argv, "vh", options, NULL)) >= 0)
+                switch (c) {
+                case ARG_STATE_DIR:
+                        if (free_and_strdup(&cfg->state_dir, optarg) < 0)
+                                return log_oom();
+                        break;
+                case ARG_PROFILE_DIR:
+                        if (strv_extend(&cfg->profile_dirs, optarg) < 0)
+                                return log_oom();
+                        break;
+                case ARG_SYSFS_ROOT:
+                        if (free_and_strdup(&cfg->sysfs_root, optarg) < 0)
+                                return log_oom();
+                        break;
+                case ARG_NO_UDEV:
+                        cfg->no_udev = true;
+                        break;
+                case ARG_DUMMY:
+                        cfg->create_dummy_sensor = true;
+                        break;
+                case ARG_POLKIT_TIMEOUT: {
+                        double s = strtod(optarg, &end);
+                        if (*end || s <= 0 || s > 3600) {
+                                log_error("Invalid --polkit-timeout: %s", optarg);
+                                return -EINVAL;
+                        }
+                        cfg->polkit_timeout_usec = (uint64_t) (s * 1e6);
+                        break;
+                }
+                case ARG_READY_FD:
+                        ready_fd = (int) strtol(optarg, &end, 10);
+                        if (*end || ready_fd < 0) {
+                                log_error("Invalid --ready-fd: %s", optarg);
+                                return -EINVAL;
+                        }
+                        break;
+                case 'v':
+                        log_set_max_level(LOG_DEBUG);
+                        break;
+                case ARG_VERSION:
+                        printf("tinctd %s\n", TINCT_VERSION);
+                        return 0;
+                case 'h':
+                        help();
+                        return 0;
+                default:
+                        return -EINVAL;
+                }
+        if (optind < argc) {
+                log_error("Unexpected argument: %s", argv[optind]);
+                return -EINVAL;
+        }
+        if (!cfg->state_dir && !(cfg->state_dir = strdup(DEFAULT_STATE_DIR)))
+                return log_oom();
+        if (!cfg->profile_dirs && !(cfg->profile_dirs = strv_copy((char **) default_profile_dirs)))
+                return log_oom();
+        /* Profiles installed system-wide land in STATE_DIR/icc; always watch it. */
+        _cleanup_free_ char *own = NULL;
+        if (asprintf(&own, "%s/icc", cfg->state_dir) < 0)
+                return log_oom();
+        if (!strv_contains(cfg->profile_dirs, own) && strv_extend(&cfg->profile_dirs, own) < 0)
+                return log_oom();
+        return 1;
+}
+
+static int on_name_acquired(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        const sd_bus_error *e = sd_bus_message_get_error(msg);
+        if (e) {
+                log_error("Failed to acquire %s: %s", MANAGER_IFACE, e->message);
+                return sd_event_exit(sd_bus_get_event(sd_bus_message_get_bus(msg)), EXIT_FAILURE);
+        }
+        log_info("Ready: %s on the system bus", MANAGER_IFACE);
+        (void) sd_notify(false, "READY=1");
+        if (ready_fd >= 0) {
+                static const char line[] = "READY=1\n";
+                (void) !write(ready_fd, line, sizeof line - 1);
+                close(ready_fd);
+                ready_fd = -1;
+        }
+        return 0;
+}
+
+static int on_name_lost(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        const char *name;
+        if (sd_bus_message_read(msg, "s", &name) >= 0 && streq(name, MANAGER_IFACE)) {
+                log_info("Lost the bus name to another instance, exiting.");
+                return sd_event_exit(userdata, 0);
+        }
+        return 0;
+}
+
+int main(int argc, char **argv) {
+        ManagerConfig cfg = { 0 };
+        _cleanup_(manager_freep) Manager *m = NULL;
+        int r;
+
+        r = parse_argv(argc, argv, &cfg);
+        if (r <= 0) {
+                free(cfg.state_dir);
+                strv_free(cfg.profile_dirs);
+                free(cfg.sysfs_root);
+                return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        }
+        r = manager_new(&cfg, &m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to allocate: %m"), EXIT_FAILURE;
+
+        sigset_t mask;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+        signal(SIGPIPE, SIG_IGN);
+
+        if ((r = sd_event_default(&m->event)) < 0 ||
+            (r = sd_event_add_signal(m->event, NULL, SIGTERM, NULL, NULL)) < 0 ||
+            (r = sd_event_add_signal(m->event, NULL, SIGINT, NULL, NULL)) < 0)
+                return log_error_errno(r, "Failed to set up the event loop: %m"), EXIT_FAILURE;
+
+        r = store_open(m->config.state_dir, &m->store);
+        if (r < 0)
+                return log_error_errno(r, "Failed to open the store in %s: %m", m->config.state_dir), EXIT_FAILURE;
+
+        r = sd_bus_open_system(&m->bus);
+        if (r < 0)
+                return log_error_errno(r, "Failed to connect to the system bus: %m"), EXIT_FAILURE;
+        if ((r = sd_bus_attach_event(m->bus, m->event, 0)) < 0 || (r = manager_bus_register(m)) < 0)
+                return log_error_errno(r, "Failed to set up the bus: %m"), EXIT_FAILURE;
+        r = sd_bus_match_signal(m->bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                "org.freedesktop.DBus", "NameLost", on_name_lost, m->event);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch the bus name: %m"), EXIT_FAILURE;
+
+        r = manager_startup(m);
+        if (r < 0)
+                return EXIT_FAILURE;
+
+        /* Taken only now: the first client sees every profile and disk device. */
+        r = sd_bus_request_name_async(m->bus, NULL, MANAGER_IFACE,
+                                      SD_BUS_NAME_ALLOW_REPLACEMENT | SD_BUS_NAME_REPLACE_EXISTING,
+                                      on_name_acquired, NULL);
+        if (r < 0)
+                return log_error_errno(r, "Failed to request the bus name: %m"), EXIT_FAILURE;
+
+        r = sd_event_loop(m->event);
+        polkit_cancel_all(m);
+        if (r < 0)
+                return log_error_errno(r, "Event loop failed: %m"), EXIT_FAILURE;
+        log_info("Exiting.");
+        return r;
+}

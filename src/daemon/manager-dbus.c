@@ -1,0 +1,607 @@
+/* The manager object /org/freedesktop/ColorManager: its vtable, method handlers and the
+ * registration of every other vtable. Handlers validate everything before they change
+ * anything, so a failed call leaves no trace (spec §16.5). */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <systemd/sd-login.h>
+
+#include "bus-errors.h"
+#include "bus-util.h"
+#include "daemon-dbus.h"
+#include "device.h"
+#include "log.h"
+#include "names.h"
+#include "polkit.h"
+#include "profile-load.h"
+#include "profile.h"
+#include "sensor.h"
+
+#define ACTION_PREFIX "org.freedesktop.color-manager."
+
+void manager_emit_path_signal(Manager *m, const char *member, const char *path) {
+        if (m->bus)
+                (void) sd_bus_emit_signal(m->bus, MANAGER_PATH, MANAGER_IFACE, member, "o", path);
+}
+
+static int reply_paths(sd_bus_message *msg, const char *const *paths, size_t n) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r = sd_bus_message_new_method_return(msg, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "o");
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = sd_bus_message_append(reply, "o", paths[i]);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+/* Collects matching object paths from a list in order, then replies. */
+#define REPLY_FILTERED(msg, list, type, cond)                                          \
+        ({                                                                             \
+                const char **_paths = malloc(sizeof(char *) * ((list)->size + 1));     \
+                size_t _n = 0;                                                         \
+                type *it;                                                              \
+                int _r = -ENOMEM;                                                      \
+                if (_paths) {                                                          \
+                        LIST_FOREACH(list, it, type, link)                             \
+                                if (cond)                                              \
+                                        _paths[_n++] = it->path;                       \
+                        _r = reply_paths(msg, _paths, _n);                             \
+                        free(_paths);                                                  \
+                }                                                                      \
+                _r;                                                                    \
+        })
+
+static bool device_visible_to(const Device *d, uid_t uid, uid_t daemon_uid) {
+        /* colord hides devices of its own user from everyone (spec §16.12); we don't. */
+        return uid == 0 || d->owner == 0 || d->owner == uid || d->owner == daemon_uid;
+}
+
+static int caller(Manager *m, sd_bus_message *msg, Client **ret, sd_bus_error *error) {
+        int r = manager_get_client(m, msg, ret);
+        if (r < 0)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "failed to get owner");
+        return 0;
+}
+
+static int method_get_devices(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        Client *c;
+        int r = caller(m, msg, &c, error);
+        if (r < 0)
+                return r;
+        return REPLY_FILTERED(msg, &m->devices, Device, device_visible_to(it, c->uid, m->daemon_uid));
+}
+
+static bool is_real_device_kind(const char *kind) {
+        return names_device_kind_is_valid(kind) && !streq(kind, "unknown");
+}
+
+static int method_get_devices_by_kind(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *kind;
+        Client *c;
+        int r = sd_bus_message_read(msg, "s", &kind);
+        if (r < 0)
+                return r;
+        if (!is_real_device_kind(kind))
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "device kind %s not recognised", kind);
+        r = caller(m, msg, &c, error);
+        if (r < 0)
+                return r;
+        return REPLY_FILTERED(msg, &m->devices, Device,
+                              streq(it->kind, kind) && device_visible_to(it, c->uid, m->daemon_uid));
+}
+
+static int method_find_device_by_id(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *id;
+        Client *c;
+        int r = sd_bus_message_read(msg, "s", &id);
+        if (r < 0)
+                return r;
+        r = caller(m, msg, &c, error);
+        if (r < 0)
+                return r;
+        Device *d = manager_find_device_by_id(m, id, c->uid);
+        if (!d)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_NOT_FOUND, "device id '%s' does not exist", id);
+        return sd_bus_reply_method_return(msg, "o", d->path);
+}
+
+static const char *device_property_value(const Device *d, const char *key) {
+        if (streq(key, "Model"))
+                return d->model;
+        if (streq(key, "Vendor"))
+                return d->vendor;
+        if (streq(key, "Serial"))
+                return d->serial;
+        return strmap_get(&d->metadata, key);
+}
+
+static int method_find_device_by_property(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *key, *value;
+        int r = sd_bus_message_read(msg, "ss", &key, &value);
+        if (r < 0)
+                return r;
+        Device *d;
+        LIST_FOREACH(&m->devices, d, Device, link)
+                if (streq_ptr(device_property_value(d, key), value))
+                        return sd_bus_reply_method_return(msg, "o", d->path);
+        return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_NOT_FOUND, "property match '%s'='%s' does not exist", key, value);
+}
+
+static int method_find_sensor_by_id(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *id;
+        int r = sd_bus_message_read(msg, "s", &id);
+        if (r < 0)
+                return r;
+        Sensor *s;
+        LIST_FOREACH(&m->sensors, s, Sensor, link)
+                if (streq(s->id, id))
+                        return sd_bus_reply_method_return(msg, "o", s->path);
+        return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_NOT_FOUND, "sensor id '%s' does not exist", id);
+}
+
+static int method_find_profile_by_id(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *id;
+        int r = sd_bus_message_read(msg, "s", &id);
+        if (r < 0)
+                return r;
+        Profile *p = manager_find_profile_by_id(m, id);
+        if (!p)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_NOT_FOUND, "profile id '%s' does not exist", id);
+        return sd_bus_reply_method_return(msg, "o", p->path);
+}
+
+static int reply_profile_by_filename(Manager *m, sd_bus_message *msg, const char *filename, sd_bus_error *error) {
+        Profile *p = manager_find_profile_by_filename(m, filename);
+        if (!p)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_NOT_FOUND, "profile filename '%s' does not exist", filename);
+        return sd_bus_reply_method_return(msg, "o", p->path);
+}
+
+static int method_find_profile_by_filename(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        const char *filename;
+        int r = sd_bus_message_read(msg, "s", &filename);
+        if (r < 0)
+                return r;
+        return reply_profile_by_filename(userdata, msg, filename, error);
+}
+
+static int method_find_profile_by_property(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *key, *value;
+        int r = sd_bus_message_read(msg, "ss", &key, &value);
+        if (r < 0)
+                return r;
+        if (streq(key, "Filename"))
+                return reply_profile_by_filename(m, msg, value, error);
+        Profile *p;
+        LIST_FOREACH(&m->profiles, p, Profile, link)
+                if (streq_ptr(strmap_get(&p->metadata, key), value))
+                        return sd_bus_reply_method_return(msg, "o", p->path);
+        return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_NOT_FOUND, "property match '%s'='%s' does not exist", key, value);
+}
+
+static int method_get_standard_space(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *space;
+        int r = sd_bus_message_read(msg, "s", &space);
+        if (r < 0)
+                return r;
+        /* Only system-wide profiles may define a standard space, as the interface says and
+         * colord does not enforce (spec §16.21): a user cannot spoof sRGB for everyone. */
+        Profile *best = NULL, *p;
+        LIST_FOREACH(&m->profiles, p, Profile, link)
+                if (p->is_system_wide && streq_ptr(strmap_get(&p->metadata, "STANDARD_space"), space) &&
+                    (!best || p->score > best->score))
+                        best = p;
+        if (!best)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_NOT_FOUND, "profile space '%s' does not exist", space);
+        return sd_bus_reply_method_return(msg, "o", best->path);
+}
+
+static int method_get_profiles(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        return REPLY_FILTERED(msg, &m->profiles, Profile, true);
+}
+
+static int method_get_profiles_by_kind(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *kind;
+        int r = sd_bus_message_read(msg, "s", &kind);
+        if (r < 0)
+                return r;
+        const char *k = names_profile_kind_parse(kind);
+        return REPLY_FILTERED(msg, &m->profiles, Profile, streq(it->kind, k));
+}
+
+static int method_get_sensors(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        return REPLY_FILTERED(msg, &m->sensors, Sensor, true);
+}
+
+static void watch_creator(Manager *m, Client *c) {
+        c->watched = true;
+}
+
+static char *read_cmdline(pid_t pid) {
+        char path[64], buf[4096];
+        snprintf(path, sizeof path, "/proc/%d/cmdline", (int) pid);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return NULL;
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        if (n <= 0)
+                return NULL;
+        /* NULs between arguments become spaces; no trailing space, unlike colord (§16.12). */
+        while (n > 0 && buf[n - 1] == 0)
+                n--;
+        for (ssize_t i = 0; i < n; i++)
+                if (buf[i] == 0)
+                        buf[i] = ' ';
+        buf[n] = 0;
+        return strdup(buf);
+}
+
+static char *seat_of(pid_t pid) {
+        char *session = NULL, *seat = NULL;
+        if (pid > 0 && sd_pid_get_session(pid, &session) >= 0)
+                (void) sd_session_get_seat(session, &seat);
+        free(session);
+        return seat;
+}
+
+static int check_object_quota(Manager *m, Client *c, sd_bus_error *error) {
+        if (c->uid != 0 && manager_objects_of_uid(m, c->uid) >= LIMIT_OBJECTS_PER_UID)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID,
+                                     "too many devices and profiles for uid %u (at most %d)",
+                                     (unsigned) c->uid, LIMIT_OBJECTS_PER_UID);
+        return 0;
+}
+
+static int check_id(const char *what, const char *id, sd_bus_error *error) {
+        if (isempty(id))
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "%s id cannot be blank", what);
+        if (strlen(id) > LIMIT_ID_LEN)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "%s id too long", what);
+        return 0;
+}
+
+/* Applies CreateDevice properties: Kind first (the model suffix depends on it). */
+static int device_apply_properties(Device *d, const StrMap *props) {
+        const char *kind = strmap_get(props, "Kind");
+        int r;
+        if (kind && (r = device_set_property(d, "Kind", kind, NULL)) < 0)
+                return r;
+        for (size_t i = 0; i < props->n; i++)
+                if (!streq(props->entries[i].key, "Kind") &&
+                    (r = device_set_property(d, props->entries[i].key, props->entries[i].value, NULL)) < 0)
+                        return r;
+        return 0;
+}
+
+static int store_disk_device(Manager *m, Device *d, const StrMap *props, bool is_new) {
+        int r = store_begin(m->store);
+        if (r < 0)
+                return r;
+        if (is_new)
+                r = store_device_add(m->store, d->id);
+        for (size_t i = 0; r >= 0 && i < props->n; i++)
+                r = store_device_set_property(m->store, d->id, props->entries[i].key, props->entries[i].value);
+        const char *cmdline = strmap_get(&d->metadata, "OwnerCmdline");
+        if (r >= 0 && cmdline)
+                r = store_device_set_property(m->store, d->id, "OwnerCmdline", cmdline);
+        if (r >= 0)
+                r = store_commit(m->store);
+        if (r < 0)
+                store_rollback(m->store);
+        return r;
+}
+
+static int create_device_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
+        const char *id, *scope_str;
+        _cleanup_(strmap_clear) StrMap props = { 0 };
+        Scope scope;
+        int r;
+
+        r = sd_bus_message_read(msg, "ss", &id, &scope_str);
+        if (r < 0)
+                return r;
+        r = bus_read_strmap(msg, &props, DOMAIN_MANAGER, error);
+        if (r < 0)
+                return r;
+        if ((r = check_id("device", id, error)) < 0)
+                return r;
+        const char *kind = strmap_get(&props, "Kind");
+        if (!kind)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "required device type not specified");
+        if (!is_real_device_kind(kind))
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "device type %s not recognised", kind);
+        if (scope_from_string(scope_str, &scope) < 0)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "scope non-valid: %s", scope_str);
+
+        _cleanup_free_ char *path = manager_object_path(DEVICE_PATH_PREFIX, id, c->uid, m->daemon_uid);
+        if (!path)
+                return -ENOMEM;
+        Device *existing = manager_find_device_by_path(m, path);
+        if (existing && !streq(existing->id, id))
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_ALREADY_EXISTS,
+                                     "device id '%s' maps to the object path of device '%s'", id, existing->id);
+        if (existing) {
+                /* A virtual device (e.g. restored from disk before CUPS started) becomes the
+                 * real one: promote it in place, no duplicate object (spec §16.6). */
+                if (!streq_ptr(existing->mode, "virtual"))
+                        return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_ALREADY_EXISTS, "device id '%s' already exists", id);
+                if (existing->scope == SCOPE_DISK && (r = store_disk_device(m, existing, &props, false)) < 0)
+                        return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "failed to save device: %s", strerror(-r));
+                if ((r = free_and_strdup(&existing->mode, "physical")) < 0 ||
+                    (r = device_apply_properties(existing, &props)) < 0)
+                        return r;
+                if (!strmap_get(&props, "Mode"))
+                        (void) free_and_strdup(&existing->mode, "physical");
+                device_emit_properties(existing, "Mode", "Model", "Vendor", "Serial", "Kind", "Colorspace",
+                                       "Format", "Seat", "Embedded", "Metadata", NULL);
+                return sd_bus_reply_method_return(msg, "o", existing->path);
+        }
+        if ((r = check_object_quota(m, c, error)) < 0)
+                return r;
+
+        _cleanup_(device_freep) Device *d = NULL;
+        r = device_new(m, id, c->uid, scope, &d);
+        if (r < 0)
+                return r;
+        d->seat = seat_of(c->pid);
+        r = device_apply_properties(d, &props);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *cmdline = c->pid > 0 ? read_cmdline(c->pid) : NULL;
+        if (cmdline && (r = strmap_set(&d->metadata, "OwnerCmdline", cmdline)) < 0)
+                return r;
+        bool enabled;
+        if (store_device_get_enabled(m->store, id, &enabled) >= 0)
+                d->enabled = enabled;
+        if (scope == SCOPE_TEMP) {
+                if ((r = free_and_strdup(&d->creator, c->name)) < 0)
+                        return r;
+                watch_creator(m, c);
+        }
+        if (scope == SCOPE_DISK) {
+                r = store_disk_device(m, d, &props, true);
+                if (r == -EEXIST)
+                        return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_ALREADY_EXISTS,
+                                             "device id '%s' is already stored on disk by another owner", id);
+                if (r < 0)
+                        return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "failed to save device: %s", strerror(-r));
+        }
+        r = manager_add_device(m, d);
+        if (r < 0) {
+                if (scope == SCOPE_DISK)
+                        (void) store_device_remove(m->store, id);
+                return r;
+        }
+        Device *added = TAKE_PTR(d);
+        log_debug("Created device %s (%s) for uid %u", added->id, added->path, (unsigned) c->uid);
+        return sd_bus_reply_method_return(msg, "o", added->path);
+}
+
+static int method_create_device(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        return polkit_authorize(userdata, msg, ACTION_PREFIX "create-device", DOMAIN_MANAGER,
+                                create_device_authorized, error);
+}
+
+/* Non-root callers may remove only what they created (colord lets anyone: §16.22). */
+static bool may_remove(Manager *m, Client *c, uid_t owner) {
+        return c->uid == 0 || c->uid == m->daemon_uid || c->uid == owner;
+}
+
+static int delete_device_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
+        const char *arg;
+        int r = sd_bus_message_read(msg, "o", &arg);
+        if (r < 0)
+                return r;
+        Device *d = manager_find_device_by_id(m, arg, c->uid);
+        if (!d)
+                d = manager_find_device_by_path(m, arg);
+        if (!d)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_NOT_FOUND, "device path '%s' not found", arg);
+        if (!may_remove(m, c, d->owner))
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_FAILED_TO_AUTHENTICATE,
+                                     "device '%s' belongs to another user", d->id);
+        if (d->scope == SCOPE_DISK && (r = store_device_remove(m->store, d->id)) < 0)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "failed to remove device from disk: %s", strerror(-r));
+        manager_remove_device(m, d);
+        return sd_bus_reply_method_return(msg, "");
+}
+
+static int method_delete_device(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        return polkit_authorize(userdata, msg, ACTION_PREFIX "delete-device", DOMAIN_MANAGER,
+                                delete_device_authorized, error);
+}
+
+static int create_profile_common(sd_bus_message *msg, Manager *m, Client *c, bool with_fd, sd_bus_error *error) {
+        const char *id, *scope_str;
+        int fd = -1, r;
+        _cleanup_(strmap_clear) StrMap props = { 0 };
+        Scope scope;
+
+        bool props_unreadable = false;
+        r = sd_bus_message_read(msg, "ss", &id, &scope_str);
+        if (r >= 0 && with_fd) {
+                r = sd_bus_message_read(msg, "h", &fd);
+                /* libcolord sends handle -1 without any fd for profiles that have no file.
+                 * sd-bus refuses to read (or skip) a handle that names no fd, and so cannot
+                 * reach the properties after it: the profile is made without them
+                 * (docs/compatibility.md). */
+                if (r == -EBADMSG) {
+                        props_unreadable = true;
+                        fd = -1;
+                        r = 0;
+                }
+        }
+        if (r < 0)
+                return r;
+        if (props_unreadable)
+                log_notice("CreateProfileWithFd(%s) from %s: handle without fd, properties ignored",
+                           id, strempty(sd_bus_message_get_sender(msg)));
+        else if ((r = bus_read_strmap(msg, &props, DOMAIN_MANAGER, error)) < 0)
+                return r;
+        if ((r = check_id("profile", id, error)) < 0)
+                return r;
+        if (manager_find_profile_by_id(m, id))
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_ALREADY_EXISTS, "profile id '%s' already exists", id);
+        if (scope_from_string(scope_str, &scope) < 0)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "scope non-valid: %s", scope_str);
+        if (scope == SCOPE_DISK)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_NOT_SUPPORTED, "persistent profiles are not yet supported");
+        const char *title = strmap_get(&props, "Title");
+        if (title && strlen(title) < 3)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "'Title' value input invalid");
+        if ((r = check_object_quota(m, c, error)) < 0)
+                return r;
+
+        _cleanup_(profile_freep) Profile *p = NULL;
+        r = profile_new(m, id, c->uid, scope, &p);
+        if (r < 0)
+                return r;
+        if (manager_find_profile_by_path(m, p->path))
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_ALREADY_EXISTS,
+                                     "profile id '%s' maps to the object path of another profile", id);
+        profile_apply_well_known_id(p);
+        for (size_t i = 0; i < props.n; i++)
+                if (!streq(props.entries[i].key, "Title") &&
+                    (r = profile_set_property(p, props.entries[i].key, props.entries[i].value, NULL)) < 0)
+                        return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "too many properties");
+
+        /* The file: through the passed fd when there is one, else by name. */
+        if (with_fd && fd >= 0)
+                r = profile_load_fd(p, fd, error);
+        else if (p->filename) {
+                bool privileged = c->uid == 0 || c->uid == m->daemon_uid;
+                r = profile_load_filename(p, p->filename, privileged, error);
+        } else
+                r = 0;
+        if (r < 0)
+                return r;
+
+        if (title && (r = store_profile_title_set(m->store, id, c->uid, title)) < 0)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "failed to save title: %s", strerror(-r));
+        if (scope == SCOPE_TEMP) {
+                if ((r = free_and_strdup(&p->creator, c->name)) < 0)
+                        return r;
+                watch_creator(m, c);
+        }
+        r = manager_add_profile(m, p, true);
+        if (r < 0)
+                return r;
+        Profile *added = TAKE_PTR(p);
+        return sd_bus_reply_method_return(msg, "o", added->path);
+}
+
+static int create_profile_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
+        return create_profile_common(msg, m, c, false, error);
+}
+
+static int create_profile_fd_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
+        return create_profile_common(msg, m, c, true, error);
+}
+
+static int method_create_profile(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        return polkit_authorize(userdata, msg, ACTION_PREFIX "create-profile", DOMAIN_MANAGER,
+                                create_profile_authorized, error);
+}
+
+static int method_create_profile_with_fd(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        return polkit_authorize(userdata, msg, ACTION_PREFIX "create-profile", DOMAIN_MANAGER,
+                                create_profile_fd_authorized, error);
+}
+
+static int delete_profile_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
+        const char *arg;
+        int r = sd_bus_message_read(msg, "o", &arg);
+        if (r < 0)
+                return r;
+        Profile *p = manager_find_profile_by_id(m, arg);
+        if (!p)
+                p = manager_find_profile_by_path(m, arg);
+        if (!p)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_NOT_FOUND, "profile path '%s' not found", arg);
+        if (!may_remove(m, c, p->owner))
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_FAILED_TO_AUTHENTICATE,
+                                     "profile '%s' belongs to another user", p->id);
+        manager_remove_profile(m, p);
+        return sd_bus_reply_method_return(msg, "");
+}
+
+static int method_delete_profile(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        /* colord checks create-profile here and never uses delete-profile (spec §2.2). */
+        return polkit_authorize(userdata, msg, ACTION_PREFIX "create-profile", DOMAIN_MANAGER,
+                                delete_profile_authorized, error);
+}
+
+static int property_string(sd_bus *bus, const char *path, const char *interface, const char *property,
+                           sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *v = streq(property, "DaemonVersion") ? TINCT_DAEMON_VERSION :
+                        streq(property, "SystemVendor") ? m->system_vendor : m->system_model;
+        return sd_bus_message_append(reply, "s", strempty(v));
+}
+
+const sd_bus_vtable manager_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("DaemonVersion", "s", property_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("SystemVendor", "s", property_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("SystemModel", "s", property_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_METHOD_WITH_ARGS("GetDevices", SD_BUS_NO_ARGS, SD_BUS_RESULT("ao", devices), method_get_devices, 0),
+        SD_BUS_METHOD_WITH_ARGS("GetDevicesByKind", SD_BUS_ARGS("s", kind), SD_BUS_RESULT("ao", devices),
+                                method_get_devices_by_kind, 0),
+        SD_BUS_METHOD_WITH_ARGS("FindDeviceById", SD_BUS_ARGS("s", device_id), SD_BUS_RESULT("o", object_path),
+                                method_find_device_by_id, 0),
+        SD_BUS_METHOD_WITH_ARGS("FindSensorById", SD_BUS_ARGS("s", sensor_id), SD_BUS_RESULT("o", object_path),
+                                method_find_sensor_by_id, 0),
+        SD_BUS_METHOD_WITH_ARGS("FindDeviceByProperty", SD_BUS_ARGS("s", key, "s", value),
+                                SD_BUS_RESULT("o", object_path), method_find_device_by_property, 0),
+        SD_BUS_METHOD_WITH_ARGS("FindProfileById", SD_BUS_ARGS("s", profile_id), SD_BUS_RESULT("o", object_path),
+                                method_find_profile_by_id, 0),
+        SD_BUS_METHOD_WITH_ARGS("FindProfileByProperty", SD_BUS_ARGS("s", key, "s", value),
+                                SD_BUS_RESULT("o", object_path), method_find_profile_by_property, 0),
+        SD_BUS_METHOD_WITH_ARGS("FindProfileByFilename", SD_BUS_ARGS("s", filename),
+                                SD_BUS_RESULT("o", object_path), method_find_profile_by_filename, 0),
+        SD_BUS_METHOD_WITH_ARGS("GetStandardSpace", SD_BUS_ARGS("s", standard_space),
+                                SD_BUS_RESULT("o", object_path), method_get_standard_space, 0),
+        SD_BUS_METHOD_WITH_ARGS("GetProfiles", SD_BUS_NO_ARGS, SD_BUS_RESULT("ao", devices), method_get_profiles, 0),
+        SD_BUS_METHOD_WITH_ARGS("GetSensors", SD_BUS_NO_ARGS, SD_BUS_RESULT("ao", devices), method_get_sensors, 0),
+        SD_BUS_METHOD_WITH_ARGS("GetProfilesByKind", SD_BUS_ARGS("s", kind), SD_BUS_RESULT("ao", devices),
+                                method_get_profiles_by_kind, 0),
+        SD_BUS_METHOD_WITH_ARGS("CreateProfileWithFd",
+                                SD_BUS_ARGS("s", profile_id, "s", scope, "h", handle, "a{ss}", properties),
+                                SD_BUS_RESULT("o", object_path), method_create_profile_with_fd, 0),
+        SD_BUS_METHOD_WITH_ARGS("CreateProfile", SD_BUS_ARGS("s", profile_id, "s", scope, "a{ss}", properties),
+                                SD_BUS_RESULT("o", object_path), method_create_profile, 0),
+        SD_BUS_METHOD_WITH_ARGS("CreateDevice", SD_BUS_ARGS("s", device_id, "s", scope, "a{ss}", properties),
+                                SD_BUS_RESULT("o", object_path), method_create_device, 0),
+        SD_BUS_METHOD_WITH_ARGS("DeleteDevice", SD_BUS_ARGS("o", object_path), SD_BUS_NO_RESULT,
+                                method_delete_device, 0),
+        SD_BUS_METHOD_WITH_ARGS("DeleteProfile", SD_BUS_ARGS("o", object_path), SD_BUS_NO_RESULT,
+                                method_delete_profile, 0),
+        SD_BUS_SIGNAL("Changed", NULL, 0),
+        SD_BUS_SIGNAL_WITH_ARGS("DeviceAdded", SD_BUS_ARGS("o", object_path), 0),
+        SD_BUS_SIGNAL_WITH_ARGS("DeviceRemoved", SD_BUS_ARGS("o", object_path), 0),
+        SD_BUS_SIGNAL_WITH_ARGS("DeviceChanged", SD_BUS_ARGS("o", object_path), 0),
+        SD_BUS_SIGNAL_WITH_ARGS("ProfileAdded", SD_BUS_ARGS("o", object_path), 0),
+        SD_BUS_SIGNAL_WITH_ARGS("ProfileRemoved", SD_BUS_ARGS("o", object_path), 0),
+        SD_BUS_SIGNAL_WITH_ARGS("SensorAdded", SD_BUS_ARGS("o", object_path), 0),
+        SD_BUS_SIGNAL_WITH_ARGS("SensorRemoved", SD_BUS_ARGS("o", object_path), 0),
+        SD_BUS_SIGNAL_WITH_ARGS("ProfileChanged", SD_BUS_ARGS("o", object_path), 0),
+        SD_BUS_VTABLE_END,
+};

@@ -1,0 +1,390 @@
+/* Registry state: lookups, object lifetimes and automatic assignment (spec §5.5).
+ * Lookups go through hash maps so cost does not grow with the number of objects. */
+#include "manager.h"
+
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "daemon-dbus.h"
+#include "device.h"
+#include "log.h"
+#include "names.h"
+#include "profile.h"
+#include "sensor.h"
+
+uint64_t now_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000;
+}
+
+char *manager_object_path(const char *prefix, const char *id, uid_t owner, uid_t daemon_uid) {
+        _cleanup_free_ char *element = NULL, *raw = NULL;
+
+        if (owner == 0 || owner == daemon_uid)
+                raw = strdup(id);
+        else {
+                /* colord dereferences getpwuid() unchecked (spec §16.13); without a passwd
+                 * entry we fall back to the uid alone. */
+                struct passwd pw, *res = NULL;
+                char buf[4096];
+                if (getpwuid_r(owner, &pw, buf, sizeof buf, &res) == 0 && res)
+                        (void) asprintf(&raw, "%s_%s_%u", id, res->pw_name, (unsigned) owner);
+                else
+                        (void) asprintf(&raw, "%s_%u", id, (unsigned) owner);
+        }
+        if (!raw)
+                return NULL;
+        element = names_escape_path_element(raw);
+        if (!element)
+                return NULL;
+        char *path = NULL;
+        if (asprintf(&path, "%s/%s", prefix, element) < 0)
+                return NULL;
+        return path;
+}
+
+int manager_new(ManagerConfig *config, Manager **ret) {
+        _cleanup_(manager_freep) Manager *m = calloc(1, sizeof *m);
+        if (!m)
+                return -ENOMEM;
+        m->config = *config;
+        *config = (ManagerConfig) { 0 };
+        m->daemon_uid = getuid();
+        list_init(&m->devices);
+        list_init(&m->profiles);
+        list_init(&m->sensors);
+        m->devices_by_path = hashmap_new();
+        m->devices_by_id = hashmap_new();
+        m->profiles_by_path = hashmap_new();
+        m->profiles_by_id = hashmap_new();
+        m->profiles_by_filename = hashmap_new();
+        m->sensors_by_path = hashmap_new();
+        m->clients = hashmap_new();
+        m->uid_counts = hashmap_new();
+        if (!m->devices_by_path || !m->devices_by_id || !m->profiles_by_path || !m->profiles_by_id ||
+            !m->profiles_by_filename || !m->sensors_by_path || !m->clients || !m->uid_counts)
+                return -ENOMEM;
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+typedef struct UidCount {
+        char key[16];
+        unsigned n;
+} UidCount;
+
+Manager *manager_free(Manager *m) {
+        if (!m)
+                return NULL;
+        Device *d;
+        LIST_FOREACH(&m->devices, d, Device, link) {
+                list_unlink(&m->devices, &d->link);
+                device_free(d);
+        }
+        Profile *p;
+        LIST_FOREACH(&m->profiles, p, Profile, link) {
+                list_unlink(&m->profiles, &p->link);
+                profile_free(p);
+        }
+        Sensor *s;
+        LIST_FOREACH(&m->sensors, s, Sensor, link) {
+                list_unlink(&m->sensors, &s->link);
+                sensor_free(s);
+        }
+        void *it = NULL, *v;
+        while (hashmap_iterate(m->clients, &it, NULL, &v)) {
+                Client *c = v;
+                free(c->name);
+                free(c);
+        }
+        it = NULL;
+        while (hashmap_iterate(m->uid_counts, &it, NULL, &v))
+                free(v);
+        hashmap_free(m->devices_by_path);
+        hashmap_free(m->devices_by_id);
+        hashmap_free(m->profiles_by_path);
+        hashmap_free(m->profiles_by_id);
+        hashmap_free(m->profiles_by_filename);
+        hashmap_free(m->sensors_by_path);
+        hashmap_free(m->clients);
+        hashmap_free(m->uid_counts);
+        store_free(m->store);
+        sd_bus_flush_close_unref(m->bus);
+        sd_event_unref(m->event);
+        free(m->config.state_dir);
+        strv_free(m->config.profile_dirs);
+        free(m->config.sysfs_root);
+        free(m->system_vendor);
+        free(m->system_model);
+        free(m);
+        return NULL;
+}
+
+unsigned manager_objects_of_uid(Manager *m, uid_t uid) {
+        char key[16];
+        snprintf(key, sizeof key, "%u", (unsigned) uid);
+        UidCount *c = hashmap_get(m->uid_counts, key);
+        return c ? c->n : 0;
+}
+
+void manager_account_object(Manager *m, uid_t uid, int delta) {
+        char key[16];
+        snprintf(key, sizeof key, "%u", (unsigned) uid);
+        UidCount *c = hashmap_get(m->uid_counts, key);
+        if (!c) {
+                if (delta <= 0 || !(c = calloc(1, sizeof *c)))
+                        return;
+                memcpy(c->key, key, sizeof key);
+                if (hashmap_put(m->uid_counts, c->key, c) < 0) {
+                        free(c);
+                        return;
+                }
+        }
+        if (delta < 0 && c->n < (unsigned) -delta)
+                c->n = 0;
+        else
+                c->n += delta;
+}
+
+int manager_get_client(Manager *m, sd_bus_message *msg, Client **ret) {
+        const char *sender = sd_bus_message_get_sender(msg);
+        if (!sender)
+                return -ENXIO;
+        Client *c = hashmap_get(m->clients, sender);
+        if (c) {
+                *ret = c;
+                return 0;
+        }
+
+        /* One bus round trip per connection, then cached until it leaves (spec §16.19). */
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        int r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID, &creds);
+        if (r < 0)
+                return r;
+        uid_t uid;
+        r = sd_bus_creds_get_euid(creds, &uid);
+        if (r < 0)
+                return r;
+        pid_t pid = 0;
+        (void) sd_bus_creds_get_pid(creds, &pid);
+
+        c = calloc(1, sizeof *c);
+        if (!c)
+                return -ENOMEM;
+        c->name = strdup(sender);
+        c->uid = uid;
+        c->pid = pid;
+        if (!c->name || hashmap_put(m->clients, c->name, c) < 0) {
+                free(c->name);
+                free(c);
+                return -ENOMEM;
+        }
+        *ret = c;
+        return 0;
+}
+
+static char *owned_device_path(Manager *m, const char *id, uid_t uid) {
+        return manager_object_path(DEVICE_PATH_PREFIX, id, uid, m->daemon_uid);
+}
+
+Device *manager_find_device_by_id(Manager *m, const char *id, uid_t uid) {
+        _cleanup_free_ char *path = owned_device_path(m, id, uid);
+        Device *d = path ? hashmap_get(m->devices_by_path, path) : NULL;
+        if (d && streq(d->id, id))
+                return d;
+        return hashmap_get(m->devices_by_id, id);
+}
+
+Device *manager_find_device_by_path(Manager *m, const char *path) {
+        return hashmap_get(m->devices_by_path, path);
+}
+
+Profile *manager_find_profile_by_id(Manager *m, const char *id) {
+        return hashmap_get(m->profiles_by_id, id);
+}
+
+Profile *manager_find_profile_by_path(Manager *m, const char *path) {
+        return hashmap_get(m->profiles_by_path, path);
+}
+
+Profile *manager_find_profile_by_filename(Manager *m, const char *filename) {
+        if (filename[0] == '/')
+                return hashmap_get(m->profiles_by_filename, filename);
+        Profile *p;
+        LIST_FOREACH(&m->profiles, p, Profile, link) {
+                if (!p->filename)
+                        continue;
+                const char *base = strrchr(p->filename, '/');
+                if (streq(base ? base + 1 : p->filename, filename))
+                        return p;
+        }
+        return NULL;
+}
+
+/* spec §5.5 B, rules 1-3, for one candidate pair. */
+static bool metadata_pair_allowed(Manager *m, Device *d, Profile *p) {
+        uint64_t ts;
+        if (m->store && store_mapping_get(m->store, d->id, p->id, &ts) == 0 && ts == 0)
+                return false; /* the user removed it before */
+        if (profile_is_edid(p) && !strv_isempty(p->warnings))
+                return false;
+        return true;
+}
+
+static void auto_add_for_device(Manager *m, Device *d) {
+        if (m->store) {
+                StoreMapping *maps = NULL;
+                size_t n = 0;
+                if (store_mapping_profiles_for_device(m->store, d->id, &maps, &n) >= 0) {
+                        for (size_t i = 0; i < n; i++) {
+                                Profile *p = manager_find_profile_by_id(m, maps[i].id);
+                                if (p && maps[i].timestamp > 0)
+                                        (void) device_add_profile(d, p, true, maps[i].timestamp);
+                        }
+                        store_mappings_free(maps, n);
+                }
+        }
+        Profile *p;
+        LIST_FOREACH(&m->profiles, p, Profile, link) {
+                const char *target = strmap_get(&p->metadata, "MAPPING_device_id");
+                if (target && streq(target, d->id) && metadata_pair_allowed(m, d, p))
+                        (void) device_add_profile(d, p, false, now_usec());
+        }
+}
+
+static void auto_add_for_profile(Manager *m, Profile *p) {
+        if (m->store) {
+                StoreMapping *maps = NULL;
+                size_t n = 0;
+                if (store_mapping_devices_for_profile(m->store, p->id, &maps, &n) >= 0) {
+                        for (size_t i = 0; i < n; i++) {
+                                Device *d = manager_find_device_by_id(m, maps[i].id, p->owner);
+                                if (d && maps[i].timestamp > 0 && device_add_profile(d, p, true, maps[i].timestamp) >= 0) {
+                                        device_touch(d);
+                                        device_emit_relations_changed(d, true, NULL);
+                                }
+                        }
+                        store_mappings_free(maps, n);
+                }
+        }
+        const char *target = strmap_get(&p->metadata, "MAPPING_device_id");
+        if (target) {
+                Device *d = manager_find_device_by_id(m, target, p->owner);
+                if (d && metadata_pair_allowed(m, d, p) && device_add_profile(d, p, false, now_usec()) >= 0) {
+                        device_touch(d);
+                        device_emit_relations_changed(d, true, NULL);
+                }
+        }
+}
+
+int manager_add_device(Manager *m, Device *d) {
+        int r = hashmap_put(m->devices_by_path, d->path, d);
+        if (r < 0)
+                return r;
+        if (!hashmap_get(m->devices_by_id, d->id) && (r = hashmap_put(m->devices_by_id, d->id, d)) < 0) {
+                hashmap_remove(m->devices_by_path, d->path);
+                return r;
+        }
+        list_append(&m->devices, &d->link);
+        manager_account_object(m, d->owner, +1);
+        auto_add_for_device(m, d);
+        manager_emit_path_signal(m, "DeviceAdded", d->path);
+        return 0;
+}
+
+static void reindex_device_id(Manager *m, Device *gone) {
+        if (!hashmap_remove_value(m->devices_by_id, gone->id, gone))
+                return;
+        Device *d;
+        LIST_FOREACH(&m->devices, d, Device, link)
+                if (d != gone && streq(d->id, gone->id)) {
+                        (void) hashmap_put(m->devices_by_id, d->id, d);
+                        return;
+                }
+}
+
+void manager_remove_device(Manager *m, Device *d) {
+        hashmap_remove_value(m->devices_by_path, d->path, d);
+        reindex_device_id(m, d);
+        list_unlink(&m->devices, &d->link);
+        manager_account_object(m, d->owner, -1);
+        manager_emit_path_signal(m, "DeviceRemoved", d->path);
+        device_free(d);
+}
+
+int manager_add_profile(Manager *m, Profile *p, bool auto_add) {
+        int r = hashmap_put(m->profiles_by_path, p->path, p);
+        if (r < 0)
+                return r;
+        r = hashmap_put(m->profiles_by_id, p->id, p);
+        if (r < 0) {
+                hashmap_remove(m->profiles_by_path, p->path);
+                return r;
+        }
+        if (p->filename && !hashmap_get(m->profiles_by_filename, p->filename))
+                (void) hashmap_put(m->profiles_by_filename, p->filename, p);
+        list_append(&m->profiles, &p->link);
+        if (p->owner != 0)
+                manager_account_object(m, p->owner, +1);
+        if (auto_add)
+                auto_add_for_profile(m, p);
+        manager_emit_path_signal(m, "ProfileAdded", p->path);
+        return 0;
+}
+
+void manager_remove_profile(Manager *m, Profile *p) {
+        while (p->n_holders > 0) {
+                Device *d = p->holders[p->n_holders - 1];
+                (void) device_remove_profile(d, p);
+                device_touch(d);
+                device_emit_relations_changed(d, true, NULL);
+        }
+        hashmap_remove_value(m->profiles_by_path, p->path, p);
+        hashmap_remove_value(m->profiles_by_id, p->id, p);
+        if (p->filename && hashmap_remove_value(m->profiles_by_filename, p->filename, p)) {
+                Profile *o;
+                LIST_FOREACH(&m->profiles, o, Profile, link)
+                        if (o != p && streq_ptr(o->filename, p->filename)) {
+                                (void) hashmap_put(m->profiles_by_filename, o->filename, o);
+                                break;
+                        }
+        }
+        list_unlink(&m->profiles, &p->link);
+        if (p->owner != 0)
+                manager_account_object(m, p->owner, -1);
+        manager_emit_path_signal(m, "ProfileRemoved", p->path);
+        profile_free(p);
+}
+
+void manager_client_vanished(Manager *m, const char *name) {
+        Client *c = hashmap_remove(m->clients, name);
+        if (!c)
+                return;
+        bool watched = c->watched;
+        free(c->name);
+        free(c);
+        if (!watched)
+                return;
+
+        Device *d;
+        LIST_FOREACH(&m->devices, d, Device, link) {
+                if (strv_contains(d->inhibitors, name)) {
+                        strv_remove(d->inhibitors, name);
+                        device_emit_relations_changed(d, false, "ProfilingInhibitors");
+                }
+        }
+        LIST_FOREACH(&m->devices, d, Device, link)
+                if (d->scope == SCOPE_TEMP && streq_ptr(d->creator, name))
+                        manager_remove_device(m, d);
+        Profile *p;
+        LIST_FOREACH(&m->profiles, p, Profile, link)
+                if (p->scope == SCOPE_TEMP && streq_ptr(p->creator, name))
+                        manager_remove_profile(m, p);
+        Sensor *s;
+        LIST_FOREACH(&m->sensors, s, Sensor, link)
+                sensor_client_vanished(s, name);
+}

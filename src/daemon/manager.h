@@ -1,0 +1,118 @@
+/* The daemon's registry: every device, profile and sensor, the lookups over them, the
+ * rules that tie them together (automatic assignment, scope lifetimes) and the store.
+ * The bus vtables live in *-dbus.c; this file pair holds state and invariants. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "hashmap.h"
+#include "list.h"
+#include "store.h"
+#include "strv.h"
+
+#define MANAGER_PATH "/org/freedesktop/ColorManager"
+#define MANAGER_IFACE "org.freedesktop.ColorManager"
+#define DEVICE_PATH_PREFIX MANAGER_PATH "/devices"
+#define PROFILE_PATH_PREFIX MANAGER_PATH "/profiles"
+#define SENSOR_PATH_PREFIX MANAGER_PATH "/sensors"
+#define DEVICE_IFACE MANAGER_IFACE ".Device"
+#define PROFILE_IFACE MANAGER_IFACE ".Profile"
+#define SENSOR_IFACE MANAGER_IFACE ".Sensor"
+
+/* Bounds on what clients can create (spec §16.25 asks for them; documented in
+ * docs/compatibility.md). uid 0 is exempt from the per-uid object limits. */
+#define LIMIT_KEY_LEN 256
+#define LIMIT_VALUE_LEN 4096
+#define LIMIT_ID_LEN 4096
+#define LIMIT_METADATA_ENTRIES 128
+#define LIMIT_OBJECTS_PER_UID 1024
+#define LIMIT_QUALIFIERS 64
+#define LIMIT_PENDING_AUTH 256
+#define LIMIT_PROFILE_SIZE (64u * 1024 * 1024)
+
+typedef struct Device Device;
+typedef struct Profile Profile;
+typedef struct Sensor Sensor;
+
+typedef struct ManagerConfig {
+        char *state_dir;
+        char **profile_dirs;
+        char *sysfs_root;
+        bool no_udev;
+        bool create_dummy_sensor;
+        uint64_t polkit_timeout_usec;
+} ManagerConfig;
+
+/* What the bus tells us about a client connection, cached per unique name. */
+typedef struct Client {
+        char *name;
+        uid_t uid;
+        pid_t pid;
+        bool watched; /* owns temp objects, inhibits or locks: clean up when it leaves */
+} Client;
+
+typedef struct Manager {
+        sd_event *event;
+        sd_bus *bus;
+        Store *store;
+        ManagerConfig config;
+        uid_t daemon_uid;
+
+        List devices;               /* creation order */
+        Hashmap *devices_by_path;
+        Hashmap *devices_by_id;     /* first device of each id, any owner */
+        List profiles;
+        Hashmap *profiles_by_path;
+        Hashmap *profiles_by_id;    /* profile ids are global */
+        Hashmap *profiles_by_filename;
+        List sensors;
+        Hashmap *sensors_by_path;
+
+        Hashmap *clients;           /* unique name → Client */
+        Hashmap *uid_counts;        /* "uid" → UidCount: live devices + profiles per owner */
+        unsigned pending_auth;
+
+        char *system_vendor;
+        char *system_model;
+} Manager;
+
+int manager_new(ManagerConfig *config, Manager **ret);
+Manager *manager_free(Manager *m);
+/* Loads profiles, restores disk devices, makes the dummy sensor; call before taking the
+ * bus name so the first answer is already complete. */
+int manager_startup(Manager *m);
+
+/* Caller identity (cached per connection). */
+int manager_get_client(Manager *m, sd_bus_message *msg, Client **ret);
+
+/* Lookups. `uid` is the caller, whose own objects are preferred. */
+Device *manager_find_device_by_id(Manager *m, const char *id, uid_t uid);
+Device *manager_find_device_by_path(Manager *m, const char *path);
+Profile *manager_find_profile_by_id(Manager *m, const char *id);
+Profile *manager_find_profile_by_path(Manager *m, const char *path);
+Profile *manager_find_profile_by_filename(Manager *m, const char *filename);
+
+/* The object path a device or profile with this id and owner gets (spec §1.1). */
+char *manager_object_path(const char *prefix, const char *id, uid_t owner, uid_t daemon_uid);
+
+/* Registration: adds to the lists and maps, runs automatic assignment, emits *Added. */
+int manager_add_device(Manager *m, Device *d);
+void manager_remove_device(Manager *m, Device *d); /* emits DeviceRemoved, frees */
+/* auto_add: run automatic assignment (client-created profiles only, spec §5.5). */
+int manager_add_profile(Manager *m, Profile *p, bool auto_add);
+void manager_remove_profile(Manager *m, Profile *p); /* detaches from devices, emits, frees */
+
+/* Client left the bus: drop its temp objects, inhibitors and sensor locks. */
+void manager_client_vanished(Manager *m, const char *name);
+
+/* Per-owner object accounting for LIMIT_OBJECTS_PER_UID. */
+unsigned manager_objects_of_uid(Manager *m, uid_t uid);
+void manager_account_object(Manager *m, uid_t uid, int delta);
+
+uint64_t now_usec(void);
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);

@@ -1,0 +1,23 @@
+/* Asynchronous authorization (spec §12.2, done without blocking: §16.19). uid 0 and the
+ * daemon's own uid pass at once; anyone else is checked with polkit's CheckAuthorization,
+ * and the method continues when the answer arrives. No authority, an error or no answer
+ * within the timeout means "denied", with colord's error in the method's domain. */
+#pragma once
+
+#include <systemd/sd-bus.h>
+
+#include "bus-errors.h"
+#include "manager.h"
+
+/* Runs the rest of a method once the caller is authorized. The message is rewound, so the
+ * continuation reads the arguments from the start. It replies itself on success; on a
+ * negative return the error (or errno) is sent as the reply. */
+typedef int (*AuthContinuation)(sd_bus_message *msg, Manager *m, Client *caller, sd_bus_error *error);
+
+/* Returns what an sd-bus method handler returns: the continuation's result when decided
+ * at once, 1 when the answer comes later, or a negative errno with *error set. */
+int polkit_authorize(Manager *m, sd_bus_message *msg, const char *action, BusDomain domain,
+                     AuthContinuation cont, sd_bus_error *error);
+
+/* Cancels every pending check (daemon shutdown). */
+void polkit_cancel_all(Manager *m);

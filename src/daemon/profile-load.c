@@ -1,0 +1,115 @@
+#include "profile-load.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bus-errors.h"
+#include "icc-info.h"
+#include "log.h"
+
+int read_regular_fd(int fd, uint8_t **ret_data, size_t *ret_size) {
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -EBADFD;
+        if ((uint64_t) st.st_size > LIMIT_PROFILE_SIZE)
+                return -EFBIG;
+
+        size_t cap = st.st_size > 0 ? (size_t) st.st_size : 4096, n = 0;
+        _cleanup_free_ uint8_t *buf = malloc(cap);
+        if (!buf)
+                return -ENOMEM;
+        /* pread from 0: the client's file offset is theirs; the size may change under us. */
+        for (;;) {
+                if (n == cap) {
+                        if (cap >= LIMIT_PROFILE_SIZE)
+                                return -EFBIG;
+                        cap *= 2;
+                        uint8_t *t = realloc(buf, cap);
+                        if (!t)
+                                return -ENOMEM;
+                        buf = t;
+                }
+                ssize_t k = pread(fd, buf + n, cap - n, (off_t) n);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (k == 0)
+                        break;
+                n += (size_t) k;
+        }
+        *ret_data = TAKE_PTR(buf);
+        *ret_size = n;
+        return 0;
+}
+
+static int parse_into(Profile *p, uint8_t *data, size_t size, sd_bus_error *error) {
+        _cleanup_(icc_info_freep) IccInfo *info = NULL;
+        _cleanup_free_ char *why = NULL;
+        _cleanup_free_ uint8_t *owned = data;
+
+        int r = icc_info_parse(data, size, &info, &why);
+        if (r < 0)
+                return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_FAILED_TO_READ, "failed to load: %s",
+                                     why ? why : strerror(-r));
+        r = profile_apply_icc(p, info);
+        if (r == -E2BIG)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "too many metadata entries");
+        if (r < 0)
+                return r;
+        free(p->data);
+        p->data = TAKE_PTR(owned);
+        p->size = size;
+        return 0;
+}
+
+static int read_error(int r, const char *what, sd_bus_error *error) {
+        if (r == -EBADFD)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_FILE_INVALID, "%s is not a regular file", what);
+        if (r == -EFBIG)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_FILE_INVALID, "%s is too large for a profile", what);
+        return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_FAILED_TO_READ, "failed to read %s: %s", what, strerror(-r));
+}
+
+int profile_load_fd(Profile *p, int fd, sd_bus_error *error) {
+        uint8_t *data;
+        size_t size;
+        int r = read_regular_fd(fd, &data, &size);
+        if (r < 0)
+                return read_error(r, "the passed file descriptor", error);
+        return parse_into(p, data, size, error);
+}
+
+static bool inside_profile_dirs(Manager *m, const char *path) {
+        STRV_FOREACH(d, m->config.profile_dirs) {
+                size_t n = strlen(*d);
+                if (strncmp(path, *d, n) == 0 && path[n] == '/' && !strstr(path, "/../"))
+                        return true;
+        }
+        return false;
+}
+
+int profile_load_filename(Profile *p, const char *filename, bool privileged, sd_bus_error *error) {
+        if (filename[0] != '/')
+                return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_FAILED_TO_READ,
+                                     "failed to load file: '%s' is not an absolute path", filename);
+        if (!privileged && !inside_profile_dirs(p->manager, filename))
+                return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_FAILED_TO_READ,
+                                     "failed to load file: the daemon does not open files for unprivileged "
+                                     "callers; pass a file descriptor (CreateProfileWithFd)");
+        _cleanup_close_ int fd = open(filename, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_FAILED_TO_READ,
+                                     "failed to load file: Error opening file %s: %s", filename, strerror(errno));
+        uint8_t *data;
+        size_t size;
+        int r = read_regular_fd(fd, &data, &size);
+        if (r < 0)
+                return read_error(r, filename, error);
+        return parse_into(p, data, size, error);
+}

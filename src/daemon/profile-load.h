@@ -1,0 +1,18 @@
+/* Reading ICC bytes for a profile object: from a client's fd, from a named file, or from
+ * a file the daemon found itself. Bytes are copied, never mapped, so a client that later
+ * truncates its file cannot crash the daemon (spec §16.24). */
+#pragma once
+
+#include <stdbool.h>
+#include <systemd/sd-bus.h>
+
+#include "profile.h"
+
+/* Both set Profile.FailedToRead / FileInvalid errors on failure. */
+int profile_load_fd(Profile *p, int fd, sd_bus_error *error);
+/* The daemon opens a client-named path only for privileged callers or inside the profile
+ * directories, so it cannot be used to probe files (spec §16.23). */
+int profile_load_filename(Profile *p, const char *filename, bool privileged, sd_bus_error *error);
+
+/* Reads a whole regular file (bounded by LIMIT_PROFILE_SIZE). */
+int read_regular_fd(int fd, uint8_t **ret_data, size_t *ret_size);

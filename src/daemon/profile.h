@@ -1,0 +1,64 @@
+/* A colour profile object: an ICC file the daemon found or a client registered, or a
+ * virtual profile without a file (spec §4). No bus code here: profile-dbus.c has it. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "device.h"
+#include "icc-info.h"
+#include "list.h"
+#include "manager.h"
+#include "strmap.h"
+
+struct Profile {
+        Manager *manager;
+        ListLink link;
+
+        char *id;
+        char *path;
+        uid_t owner;
+        Scope scope;
+        char *creator;
+
+        char *filename;
+        char *qualifier;
+        char *format;
+        char *title; /* from the ICC description; per-user titles live in the store */
+        const char *kind;
+        const char *colorspace;
+        bool has_vcgt;
+        bool is_system_wide;
+        int64_t created; /* seconds, from the ICC header */
+        StrMap metadata;
+        char **warnings;
+        int score; /* GetStandardSpace preference */
+
+        /* The file's bytes as they were read, for InstallSystemWide (copied, never mapped). */
+        uint8_t *data;
+        size_t size;
+
+        Device **holders; /* devices that list this profile */
+        size_t n_holders;
+};
+
+int profile_new(Manager *m, const char *id, uid_t owner, Scope scope, Profile **ret);
+Profile *profile_free(Profile *p);
+
+/* Applies a CreateProfile/SetProperty property (spec §4.2). Title is per-user and handled
+ * by the caller. *ret_property is the bus property that changed. */
+int profile_set_property(Profile *p, const char *key, const char *value, const char **ret_property);
+
+/* Takes the facts parsed from an ICC file (spec §4.4 order: dict merged after properties). */
+int profile_apply_icc(Profile *p, const IccInfo *info);
+
+/* The built-in table of well-known ids (spec §4.5). */
+void profile_apply_well_known_id(Profile *p);
+
+bool profile_is_edid(const Profile *p);
+
+int profile_add_holder(Profile *p, Device *d);
+void profile_remove_holder(Profile *p, Device *d);
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(Profile *, profile_free);

@@ -1,0 +1,258 @@
+/* Sensor objects on the bus (spec §6.1, §6.2). The dummy sensor's GetSample answers after
+ * two seconds from a timer, without blocking other clients. Unlike colord (§16.26), only
+ * the client holding the lock may take readings or set options. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bus-errors.h"
+#include "daemon-dbus.h"
+#include "log.h"
+#include "polkit.h"
+#include "sensor.h"
+
+#define ACTION_LOCK "org.freedesktop.color-manager.sensor-lock"
+#define SAMPLE_DELAY_USEC (2 * 1000000ULL)
+
+static Sensor *sensor_of(Manager *m, sd_bus_message *msg) {
+        return hashmap_get(m->sensors_by_path, sd_bus_message_get_path(msg));
+}
+
+void sensor_emit_properties(Sensor *s, const char *first, ...) {
+        const char *names[8];
+        size_t n = 0;
+        va_list ap;
+        va_start(ap, first);
+        for (const char *p = first; p && n < ELEMENTSOF(names) - 1; p = va_arg(ap, const char *))
+                names[n++] = p;
+        va_end(ap);
+        names[n] = NULL;
+        if (s->manager->bus)
+                (void) sd_bus_emit_properties_changed_strv(s->manager->bus, s->path, SENSOR_IFACE, (char **) names);
+}
+
+static int lock_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
+        Sensor *s = sensor_of(m, msg);
+        if (!s)
+                return sd_bus_error_set(error, SD_BUS_ERROR_UNKNOWN_OBJECT, "sensor no longer exists");
+        if (s->locked)
+                return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_ALREADY_LOCKED, "sensor is already locked");
+        int r = free_and_strdup(&s->lock_holder, sd_bus_message_get_sender(msg));
+        if (r < 0)
+                return r;
+        s->locked = true;
+        c->watched = true;
+        sensor_emit_properties(s, "Locked", NULL);
+        return sd_bus_reply_method_return(msg, "");
+}
+
+static int method_lock(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Sensor *s = userdata;
+        /* colord answers AlreadyLocked before it asks polkit; so do we. */
+        if (s->locked)
+                return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_ALREADY_LOCKED, "sensor is already locked");
+        return polkit_authorize(s->manager, msg, ACTION_LOCK, DOMAIN_SENSOR, lock_authorized, error);
+}
+
+static int check_holder(Sensor *s, sd_bus_message *msg, sd_bus_error *error) {
+        if (!s->locked)
+                return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_NOT_LOCKED, "sensor is not yet locked");
+        if (!streq_ptr(s->lock_holder, sd_bus_message_get_sender(msg)))
+                return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_NOT_LOCKED, "sensor is locked by another client");
+        return 0;
+}
+
+static int unlock_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
+        Sensor *s = sensor_of(m, msg);
+        if (!s)
+                return sd_bus_error_set(error, SD_BUS_ERROR_UNKNOWN_OBJECT, "sensor no longer exists");
+        int r = check_holder(s, msg, error);
+        if (r < 0)
+                return r;
+        s->locked = false;
+        s->lock_holder = mfree(s->lock_holder);
+        sensor_emit_properties(s, "Locked", NULL);
+        return sd_bus_reply_method_return(msg, "");
+}
+
+static int method_unlock(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Sensor *s = userdata;
+        if (!s->locked)
+                return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_NOT_LOCKED, "sensor is not yet locked");
+        return polkit_authorize(s->manager, msg, ACTION_LOCK, DOMAIN_SENSOR, unlock_authorized, error);
+}
+
+static const char *const capabilities[] = { "lcd", "crt", "printer", "spot", "projector", "ambient", NULL };
+static const char *const all_caps[] = {
+        "unknown", "lcd", "crt", "printer", "spot", "projector", "ambient", "calibration", "led", "plasma",
+        "lcd-ccfl", "lcd-rgb-led", "lcd-white-led", "wide-gamut-lcd-ccfl", "wide-gamut-lcd-rgb-led",
+        "spectral", "calibration-dark", "calibration-irradiance", NULL,
+};
+
+static bool is_known_cap(const char *cap) {
+        return strv_contains((char **) all_caps, cap) && !streq(cap, "unknown");
+}
+
+static int on_sample_ready(sd_event_source *source, uint64_t usec, void *userdata) {
+        Sensor *s = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = TAKE_PTR(s->pending);
+        _cleanup_free_ char *cap = TAKE_PTR(s->pending_cap);
+        double xyz[3];
+
+        s->timer = sd_event_source_disable_unref(s->timer);
+        if (streq(cap, "ambient")) {
+                xyz[0] = 7.7;
+                xyz[1] = xyz[2] = -1;
+        } else {
+                sensor_srgb_to_xyz_d50(s->sample, xyz);
+                (void) sd_bus_emit_signal(s->manager->bus, s->path, SENSOR_IFACE, "ButtonPressed", "");
+        }
+        s->state = "idle";
+        sensor_emit_properties(s, "State", NULL);
+        (void) sd_bus_reply_method_return(msg, "ddd", xyz[0], xyz[1], xyz[2]);
+        return 0;
+}
+
+static int method_get_sample(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Sensor *s = userdata;
+        const char *cap;
+        int r = sd_bus_message_read(msg, "s", &cap);
+        if (r < 0)
+                return r;
+        if ((r = check_holder(s, msg, error)) < 0)
+                return r;
+        if (!streq(s->state, "idle"))
+                return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_IN_USE, "sensor not idle: %s", s->state);
+        if (!is_known_cap(cap))
+                return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_INTERNAL, "cap '%s' unknown", cap);
+        if (streq(cap, "spectral"))
+                return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_INTERNAL, "cap 'spectral' needs GetSpectrum");
+
+        r = sd_event_add_time_relative(s->manager->event, &s->timer, CLOCK_MONOTONIC, SAMPLE_DELAY_USEC, 0,
+                                       on_sample_ready, s);
+        if (r < 0)
+                return r;
+        s->pending = sd_bus_message_ref(msg);
+        if (!(s->pending_cap = strdup(cap)))
+                return -ENOMEM;
+        s->state = "measuring";
+        sensor_emit_properties(s, "State", NULL);
+        return 1;
+}
+
+static int method_get_spectrum(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Sensor *s = userdata;
+        const char *cap;
+        int r = sd_bus_message_read(msg, "s", &cap);
+        if (r < 0)
+                return r;
+        if ((r = check_holder(s, msg, error)) < 0)
+                return r;
+        if (!streq(s->state, "idle"))
+                return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_IN_USE, "sensor not idle: %s", s->state);
+        if (!streq(cap, "spectral") && !streq(cap, "calibration-dark") && !streq(cap, "calibration-irradiance"))
+                return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_INTERNAL, "cap '%s' is not a spectral capability", cap);
+        return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_NO_SUPPORT, "the dummy sensor has no spectral mode");
+}
+
+static int method_set_options(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Sensor *s = userdata;
+        double values[3] = { s->sample[0], s->sample[1], s->sample[2] };
+        int r;
+        if ((r = check_holder(s, msg, error)) < 0)
+                return r;
+        if (!streq(s->state, "idle"))
+                return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_IN_USE, "sensor not idle: %s", s->state);
+        r = sd_bus_message_enter_container(msg, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        /* Validate every entry before applying any. */
+        while ((r = sd_bus_message_enter_container(msg, 'e', "sv")) > 0) {
+                const char *key, *contents;
+                int idx = -1;
+                if ((r = sd_bus_message_read(msg, "s", &key)) < 0)
+                        return r;
+                if (streq(key, "sample[red]"))
+                        idx = 0;
+                else if (streq(key, "sample[green]"))
+                        idx = 1;
+                else if (streq(key, "sample[blue]"))
+                        idx = 2;
+                else
+                        return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_NO_SUPPORT, "option '%s' is not supported", key);
+                if ((r = sd_bus_message_peek_type(msg, NULL, &contents)) < 0)
+                        return r;
+                if (!streq(contents, "d"))
+                        return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_NO_SUPPORT, "unexpected type '%s' not supported", contents);
+                if ((r = sd_bus_message_read(msg, "v", "d", &values[idx])) < 0)
+                        return r;
+                if ((r = sd_bus_message_exit_container(msg)) < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        memcpy(s->sample, values, sizeof values);
+        return sd_bus_reply_method_return(msg, "");
+}
+
+static int prop_string(sd_bus *bus, const char *path, const char *interface, const char *property,
+                       sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Sensor *s = userdata;
+        const char *v = streq(property, "SensorId") ? s->id :
+                        streq(property, "Kind") ? s->kind :
+                        streq(property, "State") ? s->state :
+                        streq(property, "Mode") ? s->mode :
+                        streq(property, "Serial") ? s->serial :
+                        streq(property, "Model") ? s->model : s->vendor;
+        return sd_bus_message_append(reply, "s", strempty(v));
+}
+
+static int prop_bool(sd_bus *bus, const char *path, const char *interface, const char *property,
+                     sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Sensor *s = userdata;
+        bool v = streq(property, "Native") ? s->native : streq(property, "Embedded") ? s->embedded : s->locked;
+        return sd_bus_message_append(reply, "b", (int) v);
+}
+
+static int prop_caps(sd_bus *bus, const char *path, const char *interface, const char *property,
+                     sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        return sd_bus_message_append_strv(reply, (char **) capabilities);
+}
+
+static int prop_options(sd_bus *bus, const char *path, const char *interface, const char *property,
+                        sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        return sd_bus_message_append(reply, "a{sv}", 0);
+}
+
+static int prop_metadata(sd_bus *bus, const char *path, const char *interface, const char *property,
+                         sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        /* a{ss}, as introspected; colord sends an empty a{sv} here (spec §16.9). */
+        return sd_bus_message_append(reply, "a{ss}", 0);
+}
+
+#define EMITS SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
+const sd_bus_vtable sensor_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("SensorId", "s", prop_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Kind", "s", prop_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("State", "s", prop_string, 0, EMITS),
+        SD_BUS_PROPERTY("Mode", "s", prop_string, 0, EMITS),
+        SD_BUS_PROPERTY("Serial", "s", prop_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Model", "s", prop_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Vendor", "s", prop_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Native", "b", prop_bool, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Embedded", "b", prop_bool, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Locked", "b", prop_bool, 0, EMITS),
+        SD_BUS_PROPERTY("Capabilities", "as", prop_caps, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Options", "a{sv}", prop_options, 0, EMITS),
+        SD_BUS_PROPERTY("Metadata", "a{ss}", prop_metadata, 0, EMITS),
+        SD_BUS_METHOD("Lock", "", "", method_lock, 0),
+        SD_BUS_METHOD("Unlock", "", "", method_unlock, 0),
+        SD_BUS_METHOD_WITH_ARGS("GetSample", SD_BUS_ARGS("s", capability),
+                                SD_BUS_RESULT("d", sample_x, "d", sample_y, "d", sample_z), method_get_sample, 0),
+        SD_BUS_METHOD_WITH_ARGS("GetSpectrum", SD_BUS_ARGS("s", capability),
+                                SD_BUS_RESULT("d", start_nm, "d", end_nm, "ad", data), method_get_spectrum, 0),
+        SD_BUS_METHOD_WITH_ARGS("SetOptions", SD_BUS_ARGS("a{sv}", values), SD_BUS_NO_RESULT, method_set_options, 0),
+        SD_BUS_SIGNAL("ButtonPressed", NULL, 0),
+        SD_BUS_VTABLE_END,
+};

@@ -1,0 +1,109 @@
+/* Start-up work done before the bus name is taken, so the first answer is complete:
+ * DMI facts, profile discovery, disk devices from the store, the dummy sensor. Each
+ * step failing on one item skips that item only (colord stops everything: §16.1). */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon-dbus.h"
+#include "device.h"
+#include "log.h"
+#include "names.h"
+#include "profile-scan.h"
+#include "sensor.h"
+
+static char *read_dmi(Manager *m, const char *name) {
+        char path[4096], buf[256];
+        snprintf(path, sizeof path, "%s/sys/class/dmi/id/%s", strempty(m->config.sysfs_root), name);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return NULL;
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        if (n <= 0)
+                return NULL;
+        buf[n] = 0;
+        buf[strcspn(buf, "\r\n")] = 0;
+        for (char *p = buf; *p; p++)
+                if (*p == '\t' || *p == '_')
+                        *p = ' ';
+        size_t len = strlen(buf);
+        while (len > 0 && buf[len - 1] == ' ')
+                buf[--len] = 0;
+        return len > 0 ? strdup(buf) : NULL;
+}
+
+static char *first_dmi(Manager *m, const char *const *names) {
+        for (; *names; names++) {
+                char *v = read_dmi(m, *names);
+                if (v)
+                        return v;
+        }
+        return NULL;
+}
+
+static void read_system_identity(Manager *m) {
+        _cleanup_free_ char *vendor = first_dmi(m, (const char *const[]) { "sys_vendor", "chassis_vendor", "board_vendor", NULL });
+        m->system_vendor = vendor ? names_vendor_quirk(vendor) : strdup("Unknown");
+
+        _cleanup_free_ char *version = read_dmi(m, "product_version");
+        if (version && strstr(version, "ThinkPad"))
+                m->system_model = TAKE_PTR(version);
+        else {
+                m->system_model = first_dmi(m, (const char *const[]) { "product_name", "board_name", NULL });
+                if (!m->system_model)
+                        m->system_model = strdup("Unknown");
+        }
+}
+
+/* Disk devices come back as virtual, owner 0, with Kind and properties as stored. */
+static void restore_disk_devices(Manager *m) {
+        _cleanup_strv_free_ char **ids = NULL;
+        int r = store_device_list(m->store, &ids);
+        if (r < 0) {
+                log_warning_errno(r, "Failed to list stored devices: %m");
+                return;
+        }
+        STRV_FOREACH(id, ids) {
+                _cleanup_strv_free_ char **props = NULL;
+                _cleanup_(device_freep) Device *d = NULL;
+                if (device_new(m, *id, 0, SCOPE_DISK, &d) < 0 ||
+                    store_device_get_properties(m->store, *id, &props) < 0)
+                        continue;
+                /* Kind first: the model clean-up depends on it. */
+                for (size_t i = 0; props && props[i] && props[i + 1]; i += 2)
+                        if (streq(props[i], "Kind"))
+                                (void) device_set_property(d, "Kind", props[i + 1], NULL);
+                for (size_t i = 0; props && props[i] && props[i + 1]; i += 2)
+                        if (!streq(props[i], "Kind") && !streq(props[i], "Mode"))
+                                (void) device_set_property(d, props[i], props[i + 1], NULL);
+                (void) free_and_strdup(&d->mode, "virtual");
+                bool enabled;
+                if (store_device_get_enabled(m->store, *id, &enabled) >= 0)
+                        d->enabled = enabled;
+                if (manager_add_device(m, d) < 0) {
+                        log_warning("Failed to restore device %s", *id);
+                        continue;
+                }
+                TAKE_PTR(d);
+        }
+}
+
+int manager_startup(Manager *m) {
+        read_system_identity(m);
+        profile_scan_all(m);
+        restore_disk_devices(m);
+        if (m->config.create_dummy_sensor) {
+                Sensor *s;
+                int r = sensor_new_dummy(m, &s);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to create the dummy sensor: %m");
+                if ((r = hashmap_put(m->sensors_by_path, s->path, s)) < 0) {
+                        sensor_free(s);
+                        return log_oom();
+                }
+                list_append(&m->sensors, &s->link);
+                manager_emit_path_signal(m, "SensorAdded", s->path);
+        }
+        return 0;
+}

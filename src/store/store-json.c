@@ -1,0 +1,425 @@
+/* JSON export and import of the store's content (not the profile cache, which is derived
+ * from files and keyed by inode, so it means nothing on another machine).
+ *
+ * Format (version 1), with every list in a fixed order so two exports of the same content
+ * are byte-identical:
+ *   { "format": "tinct-store", "version": 1,
+ *     "info":     { key: value, ... }                         (by key)
+ *     "devices":  [ { "id": ..., "properties": { k: v } } ]   (insertion order, keys as set)
+ *     "enabled":  [ { "device": ..., "enabled": bool } ]      (by device)
+ *     "mappings": [ { "device": ..., "profile": ..., "timestamp": µs } ]  (by device, profile)
+ *     "titles":   [ { "profile": ..., "uid": n, "title": ... } ]          (by profile, uid) }
+ * Import is strict: unknown keys, wrong types, duplicates and out-of-range numbers are
+ * errors, and an error leaves the store as it was. */
+#include "store-internal.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+
+#include "json.h"
+#include "strv.h"
+
+#define EXPORT_FORMAT "tinct-store"
+#define EXPORT_VERSION 1
+
+/* ---- export --------------------------------------------------------------------------- */
+
+static int export_info(Store *s, JsonWriter *w) {
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, STMT_INFO_ALL, &st);
+        if (r < 0)
+                return r;
+        json_write_key(w, "info");
+        json_write_begin_object(w);
+        while ((r = store_step_row(s, st)) > 0) {
+                json_write_key(w, (const char *) sqlite3_column_text(st, 0) ?: "");
+                json_write_string(w, (const char *) sqlite3_column_text(st, 1));
+        }
+        json_write_end_object(w);
+        return r;
+}
+
+static int export_devices(Store *s, JsonWriter *w) {
+        _cleanup_strv_free_ char **ids = NULL;
+        int r = store_device_list(s, &ids);
+        if (r < 0)
+                return r;
+        json_write_key(w, "devices");
+        json_write_begin_array(w);
+        STRV_FOREACH(id, ids) {
+                _cleanup_strv_free_ char **props = NULL;
+                r = store_device_get_properties(s, *id, &props);
+                if (r < 0)
+                        return r;
+                json_write_begin_object(w);
+                json_write_key(w, "id");
+                json_write_string(w, *id);
+                json_write_key(w, "properties");
+                json_write_begin_object(w);
+                for (size_t i = 0; props[i] && props[i + 1]; i += 2) {
+                        json_write_key(w, props[i]);
+                        json_write_string(w, props[i + 1]);
+                }
+                json_write_end_object(w);
+                json_write_end_object(w);
+        }
+        json_write_end_array(w);
+        return 0;
+}
+
+static int export_enabled(Store *s, JsonWriter *w) {
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, STMT_ENABLED_ALL, &st);
+        if (r < 0)
+                return r;
+        json_write_key(w, "enabled");
+        json_write_begin_array(w);
+        while ((r = store_step_row(s, st)) > 0) {
+                json_write_begin_object(w);
+                json_write_key(w, "device");
+                json_write_string(w, (const char *) sqlite3_column_text(st, 0));
+                json_write_key(w, "enabled");
+                json_write_bool(w, sqlite3_column_int(st, 1) != 0);
+                json_write_end_object(w);
+        }
+        json_write_end_array(w);
+        return r;
+}
+
+static int export_mappings(Store *s, JsonWriter *w) {
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, STMT_MAPPING_ALL, &st);
+        if (r < 0)
+                return r;
+        json_write_key(w, "mappings");
+        json_write_begin_array(w);
+        while ((r = store_step_row(s, st)) > 0) {
+                json_write_begin_object(w);
+                json_write_key(w, "device");
+                json_write_string(w, (const char *) sqlite3_column_text(st, 0));
+                json_write_key(w, "profile");
+                json_write_string(w, (const char *) sqlite3_column_text(st, 1));
+                json_write_key(w, "timestamp");
+                json_write_int64(w, sqlite3_column_int64(st, 2));
+                json_write_end_object(w);
+        }
+        json_write_end_array(w);
+        return r;
+}
+
+static int export_titles(Store *s, JsonWriter *w) {
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, STMT_TITLE_ALL, &st);
+        if (r < 0)
+                return r;
+        json_write_key(w, "titles");
+        json_write_begin_array(w);
+        while ((r = store_step_row(s, st)) > 0) {
+                json_write_begin_object(w);
+                json_write_key(w, "profile");
+                json_write_string(w, (const char *) sqlite3_column_text(st, 0));
+                json_write_key(w, "uid");
+                json_write_int64(w, sqlite3_column_int64(st, 1));
+                json_write_key(w, "title");
+                json_write_string(w, (const char *) sqlite3_column_text(st, 2));
+                json_write_end_object(w);
+        }
+        json_write_end_array(w);
+        return r;
+}
+
+int store_export_json(Store *s, FILE *f) {
+        StoreOp op;
+        int r = store_op_begin(s, false, &op); /* one snapshot, even if the daemon writes */
+        if (r < 0)
+                return r;
+
+        JsonWriter w;
+        json_writer_init(&w, f);
+        json_write_begin_object(&w);
+        json_write_key(&w, "format");
+        json_write_string(&w, EXPORT_FORMAT);
+        json_write_key(&w, "version");
+        json_write_int64(&w, EXPORT_VERSION);
+        r = export_info(s, &w);
+        if (r >= 0)
+                r = export_devices(s, &w);
+        if (r >= 0)
+                r = export_enabled(s, &w);
+        if (r >= 0)
+                r = export_mappings(s, &w);
+        if (r >= 0)
+                r = export_titles(s, &w);
+        json_write_end_object(&w);
+        int q = json_writer_finish(&w);
+        if (r >= 0)
+                r = q;
+        return store_op_end(s, &op, r);
+}
+
+/* ---- import --------------------------------------------------------------------------- */
+
+_printf_(3, 4) static int import_error(char **ret_error, const JsonValue *at, const char *fmt, ...) {
+        if (!ret_error || *ret_error)
+                return -EBADMSG;
+        _cleanup_free_ char *msg = NULL;
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vasprintf(&msg, fmt, ap);
+        va_end(ap);
+        if (k < 0)
+                return -ENOMEM;
+        if (at) {
+                if (asprintf(ret_error, "line %u: %s", at->line, msg) < 0)
+                        return -ENOMEM;
+        } else
+                *ret_error = TAKE_PTR(msg);
+        return -EBADMSG;
+}
+
+static int expect_type(const JsonValue *v, JsonType type, const char *what, char **ret_error) {
+        if (v->type != type)
+                return import_error(ret_error, v, "%s must be %s, not %s", what, json_type_name(type),
+                                    json_type_name(v->type));
+        return 0;
+}
+
+/* Checks that obj is an object with exactly the required keys (and maybe the optional). */
+static int expect_keys(const JsonValue *obj, const char *what, const char *const *required,
+                       const char *const *optional, char **ret_error) {
+        int r = expect_type(obj, JSON_OBJECT, what, ret_error);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < obj->n; i++) {
+                bool known = strv_contains((char *const *) required, obj->keys[i]) ||
+                             strv_contains((char *const *) optional, obj->keys[i]);
+                if (!known)
+                        return import_error(ret_error, obj->items[i], "%s: unknown key \"%s\"", what, obj->keys[i]);
+        }
+        for (const char *const *k = required; k && *k; k++)
+                if (!json_object_get(obj, *k))
+                        return import_error(ret_error, obj, "%s: missing key \"%s\"", what, *k);
+        return 0;
+}
+
+static int get_string(const JsonValue *obj, const char *key, const char *what, const char **ret, char **ret_error) {
+        const JsonValue *v = json_object_get(obj, key);
+        char field[128];
+        snprintf(field, sizeof field, "%s \"%s\"", what, key);
+        int r = expect_type(v, JSON_STRING, field, ret_error);
+        if (r < 0)
+                return r;
+        *ret = v->text;
+        return 0;
+}
+
+static int get_integer(const JsonValue *obj, const char *key, const char *what, int64_t min, int64_t max,
+                       int64_t *ret, char **ret_error) {
+        const JsonValue *v = json_object_get(obj, key);
+        int64_t x;
+        if (v->type != JSON_NUMBER || json_value_get_int64(v, &x) < 0 || x < min || x > max)
+                return import_error(ret_error, v, "%s \"%s\" must be an integer from %" PRId64 " to %" PRId64, what,
+                                    key, min, max);
+        *ret = x;
+        return 0;
+}
+
+/* Runs an insert-if-missing statement; a row that was already there is a duplicate. */
+static int insert_unique(Store *s, sqlite3_stmt *st, const JsonValue *at, const char *what, char **ret_error) {
+        int r = store_step_done(s, st);
+        if (r == -E2BIG)
+                return import_error(ret_error, at, "%s: value too long", what);
+        if (r < 0)
+                return r;
+        if (sqlite3_changes(s->db) == 0)
+                return import_error(ret_error, at, "duplicate %s", what);
+        return 0;
+}
+
+static int import_info(Store *s, const JsonValue *info, char **ret_error) {
+        int r = expect_type(info, JSON_OBJECT, "\"info\"", ret_error);
+        for (size_t i = 0; r >= 0 && i < info->n; i++) {
+                r = expect_type(info->items[i], JSON_STRING, "an \"info\" value", ret_error);
+                if (r >= 0)
+                        r = store_info_set(s, info->keys[i], info->items[i]->text);
+        }
+        return r;
+}
+
+static int import_devices(Store *s, const JsonValue *devices, char **ret_error) {
+        static const char *const keys[] = { "id", "properties", NULL };
+        int r = expect_type(devices, JSON_ARRAY, "\"devices\"", ret_error);
+        for (size_t i = 0; r >= 0 && i < devices->n; i++) {
+                const JsonValue *d = devices->items[i];
+                const char *id;
+                r = expect_keys(d, "a device", keys, NULL, ret_error);
+                if (r >= 0)
+                        r = get_string(d, "id", "device", &id, ret_error);
+                if (r < 0)
+                        break;
+                r = store_device_add(s, id);
+                if (r == -EEXIST)
+                        return import_error(ret_error, d, "duplicate device \"%s\"", id);
+                if (r == -E2BIG)
+                        return import_error(ret_error, d, "device id too long");
+                if (r < 0)
+                        break;
+                const JsonValue *props = json_object_get(d, "properties");
+                r = expect_type(props, JSON_OBJECT, "device \"properties\"", ret_error);
+                for (size_t k = 0; r >= 0 && k < props->n; k++) {
+                        const JsonValue *v = props->items[k];
+                        if (streq(props->keys[k], "Enabled"))
+                                return import_error(ret_error, v,
+                                                    "device \"%s\": \"Enabled\" belongs in \"enabled\", not in properties",
+                                                    id);
+                        r = expect_type(v, JSON_STRING, "a device property", ret_error);
+                        if (r >= 0)
+                                r = store_device_set_property(s, id, props->keys[k], v->text);
+                        if (r == -E2BIG)
+                                return import_error(ret_error, v, "device property too long");
+                }
+        }
+        return r;
+}
+
+static int import_enabled(Store *s, const JsonValue *list, char **ret_error) {
+        static const char *const keys[] = { "device", "enabled", NULL };
+        int r = expect_type(list, JSON_ARRAY, "\"enabled\"", ret_error);
+        for (size_t i = 0; r >= 0 && i < list->n; i++) {
+                const JsonValue *e = list->items[i];
+                const char *device;
+                r = expect_keys(e, "an enabled flag", keys, NULL, ret_error);
+                if (r >= 0)
+                        r = get_string(e, "device", "enabled flag", &device, ret_error);
+                if (r >= 0)
+                        r = expect_type(json_object_get(e, "enabled"), JSON_BOOLEAN, "\"enabled\"", ret_error);
+                if (r < 0)
+                        break;
+                _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+                r = store_stmt(s, STMT_ENABLED_INSERT_IF_MISSING, &st);
+                if (r >= 0)
+                        r = store_bind_text(st, 1, device);
+                if (r >= 0)
+                        r = store_errno(sqlite3_bind_int(st, 2, json_object_get(e, "enabled")->boolean));
+                if (r >= 0)
+                        r = insert_unique(s, st, e, "enabled flag", ret_error);
+        }
+        return r;
+}
+
+static int import_mappings(Store *s, const JsonValue *list, char **ret_error) {
+        static const char *const keys[] = { "device", "profile", "timestamp", NULL };
+        int r = expect_type(list, JSON_ARRAY, "\"mappings\"", ret_error);
+        for (size_t i = 0; r >= 0 && i < list->n; i++) {
+                const JsonValue *m = list->items[i];
+                const char *device, *profile;
+                int64_t ts;
+                r = expect_keys(m, "a mapping", keys, NULL, ret_error);
+                if (r >= 0)
+                        r = get_string(m, "device", "mapping", &device, ret_error);
+                if (r >= 0)
+                        r = get_string(m, "profile", "mapping", &profile, ret_error);
+                if (r >= 0)
+                        r = get_integer(m, "timestamp", "mapping", 0, INT64_MAX, &ts, ret_error);
+                if (r < 0)
+                        break;
+                _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+                r = store_stmt(s, STMT_MAPPING_INSERT_IF_MISSING, &st);
+                if (r >= 0)
+                        r = store_bind_text(st, 1, device);
+                if (r >= 0)
+                        r = store_bind_text(st, 2, profile);
+                if (r >= 0)
+                        r = store_errno(sqlite3_bind_int64(st, 3, ts));
+                if (r >= 0)
+                        r = insert_unique(s, st, m, "mapping", ret_error);
+        }
+        return r;
+}
+
+static int import_titles(Store *s, const JsonValue *list, char **ret_error) {
+        static const char *const keys[] = { "profile", "uid", "title", NULL };
+        int r = expect_type(list, JSON_ARRAY, "\"titles\"", ret_error);
+        for (size_t i = 0; r >= 0 && i < list->n; i++) {
+                const JsonValue *t = list->items[i];
+                const char *profile, *title;
+                int64_t uid;
+                r = expect_keys(t, "a title", keys, NULL, ret_error);
+                if (r >= 0)
+                        r = get_string(t, "profile", "title", &profile, ret_error);
+                if (r >= 0)
+                        r = get_integer(t, "uid", "title", 0, UINT32_MAX - 1, &uid, ret_error);
+                if (r >= 0)
+                        r = get_string(t, "title", "title", &title, ret_error);
+                if (r < 0)
+                        break;
+                _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+                r = store_stmt(s, STMT_TITLE_INSERT_IF_MISSING, &st);
+                if (r >= 0)
+                        r = store_bind_text(st, 1, profile);
+                if (r >= 0)
+                        r = store_errno(sqlite3_bind_int64(st, 2, uid));
+                if (r >= 0)
+                        r = store_bind_text(st, 3, title);
+                if (r >= 0)
+                        r = insert_unique(s, st, t, "title", ret_error);
+        }
+        return r;
+}
+
+int store_import_json(Store *s, const char *data, size_t size, char **ret_error) {
+        static const char *const keys[] = { "format", "version", "info", "devices", "enabled", "mappings", "titles", NULL };
+        _cleanup_(json_value_freep) JsonValue *doc = NULL;
+        _cleanup_free_ char *error = NULL;
+        int64_t version;
+        const char *format;
+
+        int r = json_parse(data, size, &doc, &error);
+        if (r >= 0)
+                r = expect_keys(doc, "the document", keys, NULL, &error);
+        if (r >= 0)
+                r = get_string(doc, "format", "the document", &format, &error);
+        if (r >= 0 && !streq(format, EXPORT_FORMAT))
+                r = import_error(&error, doc, "not a tinct store export (format \"%s\")", format);
+        if (r >= 0)
+                r = get_integer(doc, "version", "the document", 1, INT32_MAX, &version, &error);
+        if (r >= 0 && version != EXPORT_VERSION)
+                r = import_error(&error, doc, "export format version %" PRId64 " is not supported (this build reads %d)",
+                                 version, EXPORT_VERSION);
+        if (r < 0)
+                goto fail;
+
+        StoreOp op;
+        r = store_op_begin(s, true, &op);
+        if (r < 0)
+                goto fail;
+        static const StoreStatement clear[] = {
+                STMT_CLEAR_MAPPINGS, STMT_CLEAR_DEVICES, STMT_CLEAR_ENABLED, STMT_CLEAR_TITLES, STMT_CLEAR_INFO,
+        };
+        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(clear); i++) {
+                _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+                r = store_stmt(s, clear[i], &st);
+                if (r >= 0)
+                        r = store_step_done(s, st);
+        }
+        if (r >= 0)
+                r = import_info(s, json_object_get(doc, "info"), &error);
+        if (r >= 0)
+                r = import_devices(s, json_object_get(doc, "devices"), &error);
+        if (r >= 0)
+                r = import_enabled(s, json_object_get(doc, "enabled"), &error);
+        if (r >= 0)
+                r = import_mappings(s, json_object_get(doc, "mappings"), &error);
+        if (r >= 0)
+                r = import_titles(s, json_object_get(doc, "titles"), &error);
+        r = store_op_end(s, &op, r);
+        if (r >= 0)
+                return 0;
+
+fail:
+        if (!error && asprintf(&error, "%s", strerror(-r)) < 0)
+                error = NULL;
+        if (ret_error)
+                *ret_error = TAKE_PTR(error);
+        return r;
+}
