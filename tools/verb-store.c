@@ -1,5 +1,182 @@
-/* Placeholder until the verb lands. */
+/* tinct export / tinct import: the store as JSON, offline (straight on the SQLite file, not
+ * through the daemon). Export takes one consistent snapshot and may run while tinctd runs.
+ * Import replaces the store's content in one transaction; run it with tinctd stopped, since
+ * the daemon would not notice the change and would keep its own view in memory. */
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "macro.h"
+#include "store.h"
 #include "verbs.h"
-int verb_export(int argc, char **argv) { (void) argc; fprintf(stderr, "%s: not implemented yet\n", argv[0]); return 3; }
-int verb_import(int argc, char **argv) { (void) argc; fprintf(stderr, "%s: not implemented yet\n", argv[0]); return 3; }
+
+#define IMPORT_MAX_SIZE (256u * 1024 * 1024)
+
+/* Parses [--state-dir DIR] and returns the index of the first positional argument. */
+static int parse_store_args(int argc, char **argv, const char **ret_state_dir, bool *ret_help) {
+        static const struct option options[] = {
+                { "state-dir", required_argument, NULL, 'd' },
+                { "help", no_argument, NULL, 'h' },
+                {}
+        };
+        int c;
+        *ret_state_dir = STORE_DEFAULT_STATE_DIR;
+        *ret_help = false;
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "+d:h", options, NULL)) >= 0)
+                switch (c) {
+                case 'd':
+                        *ret_state_dir = optarg;
+                        break;
+                case 'h':
+                        *ret_help = true;
+                        break;
+                default:
+                        return -EINVAL;
+                }
+        return optind;
+}
+
+int verb_export(int argc, char **argv) {
+        const char *state_dir;
+        bool help;
+        int i = parse_store_args(argc, argv, &state_dir, &help);
+        if (help) {
+                printf("Usage: tinct export [--state-dir DIR] [FILE|-]\n\n"
+                       "Writes the store in DIR (default %s) as JSON to FILE or standard output.\n",
+                       STORE_DEFAULT_STATE_DIR);
+                return 0;
+        }
+        if (i < 0 || argc - i > 1) {
+                fprintf(stderr, "Usage: tinct export [--state-dir DIR] [FILE|-]\n");
+                return 2;
+        }
+        const char *target = i < argc && !streq(argv[i], "-") ? argv[i] : NULL;
+
+        _cleanup_(store_freep) Store *s = NULL;
+        int r = store_open_full(state_dir, STORE_OPEN_NO_CREATE | STORE_OPEN_NO_BACKUP, &s);
+        if (r == -ENOENT) {
+                fprintf(stderr, "tinct: no store in %s\n", state_dir);
+                return 1;
+        }
+        if (r < 0)
+                return 1; /* store_open_full() said why */
+
+        if (!target) {
+                r = store_export_json(s, stdout);
+                if (r < 0) {
+                        fprintf(stderr, "tinct: export failed: %s\n", strerror(-r));
+                        return 1;
+                }
+                return 0;
+        }
+
+        /* Through a temporary file, so FILE is either the old one or a complete export. */
+        _cleanup_free_ char *tmp = NULL;
+        if (asprintf(&tmp, "%s.tmp-XXXXXX", target) < 0) {
+                log_oom();
+                return 1;
+        }
+        int fd = mkstemp(tmp);
+        if (fd < 0) {
+                fprintf(stderr, "tinct: cannot create %s: %s\n", tmp, strerror(errno));
+                return 1;
+        }
+        FILE *f = fdopen(fd, "w");
+        if (!f) {
+                close(fd);
+                unlink(tmp);
+                log_oom();
+                return 1;
+        }
+        r = store_export_json(s, f);
+        if (fclose(f) != 0 && r >= 0)
+                r = -errno;
+        if (r >= 0 && rename(tmp, target) < 0)
+                r = -errno;
+        if (r < 0) {
+                unlink(tmp);
+                fprintf(stderr, "tinct: export to %s failed: %s\n", target, strerror(-r));
+                return 1;
+        }
+        return 0;
+}
+
+static int read_all(FILE *f, char **ret, size_t *ret_size) {
+        size_t size = 0, allocated = 0;
+        _cleanup_free_ char *buf = NULL;
+        for (;;) {
+                if (allocated - size < 65536) {
+                        size_t na = allocated ? allocated * 2 : 65536;
+                        if (na > IMPORT_MAX_SIZE + 65536)
+                                return -EFBIG;
+                        char *t = realloc(buf, na);
+                        if (!t)
+                                return -ENOMEM;
+                        buf = t;
+                        allocated = na;
+                }
+                size_t n = fread(buf + size, 1, allocated - size, f);
+                size += n;
+                if (size > IMPORT_MAX_SIZE)
+                        return -EFBIG;
+                if (n == 0) {
+                        if (ferror(f))
+                                return -EIO;
+                        break;
+                }
+        }
+        *ret = TAKE_PTR(buf);
+        *ret_size = size;
+        return 0;
+}
+
+int verb_import(int argc, char **argv) {
+        const char *state_dir;
+        bool help;
+        int i = parse_store_args(argc, argv, &state_dir, &help);
+        if (help) {
+                printf("Usage: tinct import [--state-dir DIR] FILE|-\n\n"
+                       "Replaces the store in DIR (default %s) with a JSON export. Stop tinctd first.\n"
+                       "Malformed input is refused and leaves the store unchanged.\n",
+                       STORE_DEFAULT_STATE_DIR);
+                return 0;
+        }
+        if (i < 0 || argc - i != 1) {
+                fprintf(stderr, "Usage: tinct import [--state-dir DIR] FILE|-\n");
+                return 2;
+        }
+
+        const char *source = argv[i];
+        FILE *f = streq(source, "-") ? stdin : fopen(source, "re");
+        if (!f) {
+                fprintf(stderr, "tinct: cannot open %s: %s\n", source, strerror(errno));
+                return 1;
+        }
+        _cleanup_free_ char *data = NULL;
+        size_t size = 0;
+        int r = read_all(f, &data, &size);
+        if (f != stdin)
+                fclose(f);
+        if (r < 0) {
+                fprintf(stderr, "tinct: cannot read %s: %s\n", source,
+                        r == -EFBIG ? "larger than 256 MiB" : strerror(-r));
+                return 1;
+        }
+
+        /* Opened normally, so the current content is backed up before it is replaced. */
+        _cleanup_(store_freep) Store *s = NULL;
+        r = store_open(state_dir, &s);
+        if (r < 0)
+                return 1; /* store_open() said why */
+        _cleanup_free_ char *error = NULL;
+        r = store_import_json(s, data, size, &error);
+        if (r < 0) {
+                fprintf(stderr, "tinct: %s: %s; the store is unchanged.\n", source, error ?: strerror(-r));
+                return 1;
+        }
+        return 0;
+}

@@ -178,7 +178,7 @@ static int prop_warnings(sd_bus *bus, const char *path, const char *interface, c
 
 #define EMITS SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
 const sd_bus_vtable profile_vtable[] = {
-        SD_BUS_VTABLE_START(0),
+        SD_BUS_VTABLE_START(SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_PROPERTY("ProfileId", "s", prop_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Title", "s", prop_title, 0, EMITS),
         SD_BUS_PROPERTY("Metadata", "a{ss}", prop_metadata, 0, EMITS),
@@ -194,8 +194,8 @@ const sd_bus_vtable profile_vtable[] = {
         SD_BUS_PROPERTY("Owner", "u", NULL, offsetof(Profile, owner), SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Warnings", "as", prop_warnings, 0, EMITS),
         SD_BUS_METHOD_WITH_ARGS("SetProperty", SD_BUS_ARGS("s", property_name, "s", property_value),
-                                SD_BUS_NO_RESULT, method_set_property, 0),
-        SD_BUS_METHOD("InstallSystemWide", "", "", method_install_system_wide, 0),
+                                SD_BUS_NO_RESULT, method_set_property, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("InstallSystemWide", "", "", method_install_system_wide, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_SIGNAL("Changed", NULL, 0),
         SD_BUS_VTABLE_END,
 };

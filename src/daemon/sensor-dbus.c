@@ -232,7 +232,7 @@ static int prop_metadata(sd_bus *bus, const char *path, const char *interface, c
 
 #define EMITS SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
 const sd_bus_vtable sensor_vtable[] = {
-        SD_BUS_VTABLE_START(0),
+        SD_BUS_VTABLE_START(SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_PROPERTY("SensorId", "s", prop_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Kind", "s", prop_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("State", "s", prop_string, 0, EMITS),
@@ -246,13 +246,13 @@ const sd_bus_vtable sensor_vtable[] = {
         SD_BUS_PROPERTY("Capabilities", "as", prop_caps, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Options", "a{sv}", prop_options, 0, EMITS),
         SD_BUS_PROPERTY("Metadata", "a{ss}", prop_metadata, 0, EMITS),
-        SD_BUS_METHOD("Lock", "", "", method_lock, 0),
-        SD_BUS_METHOD("Unlock", "", "", method_unlock, 0),
+        SD_BUS_METHOD("Lock", "", "", method_lock, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Unlock", "", "", method_unlock, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetSample", SD_BUS_ARGS("s", capability),
-                                SD_BUS_RESULT("d", sample_x, "d", sample_y, "d", sample_z), method_get_sample, 0),
+                                SD_BUS_RESULT("d", sample_x, "d", sample_y, "d", sample_z), method_get_sample, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetSpectrum", SD_BUS_ARGS("s", capability),
-                                SD_BUS_RESULT("d", start_nm, "d", end_nm, "ad", data), method_get_spectrum, 0),
-        SD_BUS_METHOD_WITH_ARGS("SetOptions", SD_BUS_ARGS("a{sv}", values), SD_BUS_NO_RESULT, method_set_options, 0),
+                                SD_BUS_RESULT("d", start_nm, "d", end_nm, "ad", data), method_get_spectrum, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetOptions", SD_BUS_ARGS("a{sv}", values), SD_BUS_NO_RESULT, method_set_options, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_SIGNAL("ButtonPressed", NULL, 0),
         SD_BUS_VTABLE_END,
 };

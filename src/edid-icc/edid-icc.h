@@ -74,10 +74,10 @@ static inline int edid_icc_params_init(EdidIccParams *p, const Edid *e, const ch
         p->model = edid_icc_strdup_trimmed(e->has_model_name ? e->model_name : "");
         if (e->has_serial_string && !isempty(e->serial_string))
                 p->serial = edid_icc_strdup_trimmed(e->serial_string);
-        else if (e->serial_number != 0 && asprintf(&p->serial, "%u", e->serial_number) < 0)
-                p->serial = NULL;
         else if (e->serial_number == 0)
                 p->serial = strdup("");
+        else if (asprintf(&p->serial, "%u", e->serial_number) < 0)
+                p->serial = NULL;
         if (!p->vendor || !p->model || !p->serial)
                 return -ENOMEM;
 

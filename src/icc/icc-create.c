@@ -47,8 +47,11 @@ int icc_display_params_check(const IccDisplayParams *p, const char **ret_reason)
                 *ret_reason = "all chromaticity coordinates are zero";
                 return -EINVAL;
         }
+        /* z = 1 - x - y must not be negative, but real EDIDs put red a little past the
+         * x + y = 1 line (10-bit rounding, sloppy data: 1.003 is in the corpus), so allow a
+         * small tolerance and refuse only what no display can be. */
         for (size_t i = 0; i < ELEMENTSOF(all); i++)
-                if (all[i].x + all[i].y > 1.0) {
+                if (all[i].x + all[i].y > 1.0 + ICC_CREATE_XY_SUM_TOLERANCE) {
                         *ret_reason = "a chromaticity has x + y > 1 (outside the spectral locus)";
                         return -EINVAL;
                 }

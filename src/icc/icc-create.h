@@ -20,6 +20,7 @@ typedef struct IccXY {
  * display (junk EDIDs exist: all-zero chromaticities, gamma bytes of 0xFF, ...). */
 #define ICC_CREATE_GAMMA_MIN 1.0
 #define ICC_CREATE_GAMMA_MAX 5.0
+#define ICC_CREATE_XY_SUM_TOLERANCE 0.02
 
 typedef struct IccDisplayParams {
         IccXY red, green, blue, white;
@@ -38,8 +39,11 @@ typedef struct IccDisplayParams {
 /* Fixed header creation date (ICC.1 §7.2.8) of every generated profile: 2000-01-01 00:00:00. */
 #define ICC_CREATE_DATE_YEAR 2000
 
-/* Checks the colorimetry is something a display could have. Returns 0, or -EINVAL with
- * *ret_reason pointing to a static description of the first problem found. */
+/* Checks the colorimetry is something a display could have: every x and y finite and in
+ * [0, 1], not all of them zero, x + y <= 1 (+ tolerance), y > 0 for the white point and the
+ * primaries, primaries spanning a non-degenerate triangle, gamma in [1.0, 5.0], luminance (if
+ * given) in (0, 100000] cd/m², a description. Returns 0, or -EINVAL with *ret_reason pointing
+ * to a static description of the first problem found. */
 int icc_display_params_check(const IccDisplayParams *p, const char **ret_reason);
 
 /* Builds the profile. Returns 0 with *ret_data (malloc'd, caller frees) and *ret_size, or a

@@ -81,6 +81,27 @@ static void icc_view_done(IccView *v) {
         *v = (IccView) {};
 }
 
+/* Well-formed UTF-16BE: every surrogate in a pair. lcms2 2.14 refuses a dict string with a
+ * stray surrogate, but leaks the record's other string on that error path, which a client
+ * could repeat at will; so such a dict never reaches it. */
+static bool utf16be_valid(const uint8_t *p, uint32_t size) {
+        uint32_t n = size / 2;
+        for (uint32_t i = 0; i < n; i++) {
+                uint16_t u = be16(p + 2 * i);
+                if (u >= 0xDC00 && u <= 0xDFFF)
+                        return false;
+                if (u >= 0xD800 && u <= 0xDBFF) {
+                        if (i + 1 >= n)
+                                return false;
+                        uint16_t low = be16(p + 2 * (i + 1));
+                        if (low < 0xDC00 || low > 0xDFFF)
+                                return false;
+                        i++;
+                }
+        }
+        return true;
+}
+
 /* ICC.1:2010 §10.7 (dictType): 16-byte head, then count records of 16, 24 or 32 bytes, each
  * a list of (offset, size) pairs relative to the tag start. Name and value must be present
  * (lcms2 refuses a record without them as well); display name/value are optional. */
@@ -109,6 +130,9 @@ static int check_dict(const uint8_t *t, uint32_t size, char **ret_error) {
                         if ((uint64_t) off + len > size)
                                 return set_error(ret_error, -EBADMSG,
                                                  "corrupt meta dict: record %u points outside the tag", i);
+                        if (k < 2 && !utf16be_valid(t + off, len))
+                                return set_error(ret_error, -EBADMSG,
+                                                 "corrupt meta dict: record %u is not valid UTF-16", i);
                 }
         }
         return 0;

@@ -452,6 +452,22 @@ static int db_exec_text(sqlite3 *db, const char *sql, char **ret_first) {
         return r;
 }
 
+/* quick_check may list hundreds of problems, one per line: keep the first few for the log. */
+static char *summarize_check(const char *t) {
+        if (!t)
+                return strdup("(no answer)");
+        size_t max = 240;
+        char *r = strndup(t, max);
+        if (!r)
+                return NULL;
+        for (char *c = r; *c; c++)
+                if (*c == '\n')
+                        *c = ' ';
+        if (strlen(t) > max && strlen(r) >= 3)
+                strcpy(r + strlen(r) - 3, "...");
+        return r;
+}
+
 /* 0 if PRAGMA quick_check says "ok", -EBADMSG if it reports damage (its first complaint is
  * returned in *ret_reason), other negative errno when it could not run. */
 static int db_quick_check(sqlite3 *db, char **ret_reason) {
@@ -468,7 +484,7 @@ static int db_quick_check(sqlite3 *db, char **ret_reason) {
                 const char *t = (const char *) sqlite3_column_text(st, 0);
                 if (!t || !streq(t, "ok")) {
                         if (ret_reason)
-                                *ret_reason = strdup(t ? t : "(no answer)");
+                                *ret_reason = summarize_check(t);
                         r = -EBADMSG;
                 }
         } else {
@@ -498,15 +514,22 @@ static void db_configure_limits(sqlite3 *db) {
         sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
 }
 
+/* SQLITE_CANTOPEN says little; the OS error behind it (EACCES, ENOENT, ...) says more. */
+static int db_open_failed(sqlite3 *db, int rc, char **ret_reason) {
+        int r = store_errno(rc);
+        if (db && (rc & 0xff) == SQLITE_CANTOPEN && sqlite3_system_errno(db) > 0)
+                r = -sqlite3_system_errno(db);
+        if (ret_reason)
+                *ret_reason = strdup(db ? sqlite3_errmsg(db) : "cannot open");
+        sqlite3_close_v2(db);
+        return r;
+}
+
 int store_db_open_readonly(const char *path, sqlite3 **ret, char **ret_reason) {
         sqlite3 *db = NULL;
         int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
-        if (rc != SQLITE_OK) {
-                if (ret_reason)
-                        *ret_reason = strdup(db ? sqlite3_errmsg(db) : "cannot open");
-                sqlite3_close_v2(db);
-                return store_errno(rc);
-        }
+        if (rc != SQLITE_OK)
+                return db_open_failed(db, rc, ret_reason);
         db_configure_limits(db);
         int r = db_quick_check(db, ret_reason);
         if (r < 0) {
@@ -528,12 +551,8 @@ static int db_open_main(const char *path, sqlite3 **ret, int *ret_version, char 
                 return r;
         }
         int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
-        if (rc != SQLITE_OK) {
-                if (ret_reason)
-                        *ret_reason = strdup(db ? sqlite3_errmsg(db) : "cannot open");
-                sqlite3_close_v2(db);
-                return store_errno(rc);
-        }
+        if (rc != SQLITE_OK)
+                return db_open_failed(db, rc, ret_reason);
         db_configure_limits(db);
 
         /* The first read happens here: "file is not a database" shows up as -EBADMSG. */
@@ -764,7 +783,7 @@ static int store_migrate(Store *s, int from, int to) {
                                 (void) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
                         return r;
                 }
-                if (v > 0)
+                if (from > 0)
                         log_info("Migrated %s from schema %d to %d.", s->db_path, v, v + 1);
         }
         return 0;
@@ -819,6 +838,12 @@ int store_open_version(const char *state_dir, StoreOpenFlags flags, int max_vers
                 r = mkdir_p(state_dir, 0755);
                 if (r < 0)
                         return log_error_errno(r, "Failed to create state directory %s: %m", state_dir);
+                /* A missing file is taken as a deliberate reset (unlike a damaged or emptied
+                 * one), but say how to undo it. */
+                if (any_backup_exists(s))
+                        log_warning("%s does not exist but backups do; starting with an empty database. "
+                                    "To go back, stop tinctd and copy %s/" STORE_DB_NAME ".1 to %s.",
+                                    s->db_path, s->backup_dir, s->db_path);
         }
 
         int version = 0;
@@ -833,7 +858,7 @@ int store_open_version(const char *state_dir, StoreOpenFlags flags, int max_vers
                 s->db = NULL;
                 r = store_recover(s, "the file holds no schema (truncated?)", &version);
         } else if (r < 0)
-                return log_error_errno(r, "Failed to open %s: %s", s->db_path, reason ?: strerror(-r));
+                return log_error_errno(r, "Failed to open %s: %m (%s)", s->db_path, strempty(reason));
         if (r < 0)
                 return r;
 

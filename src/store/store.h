@@ -7,6 +7,10 @@
  * aside and the newest good backup (backups/tinct.db.1..3, rotated at open and by
  * store_backup()) takes its place. Only when no backup is usable does the store start empty.
  *
+ * Logging: store_open*(), store_backup() and store_import_colord() log their failures
+ * themselves (they know the SQLite details); the other calls only return errors, with
+ * SQLite's message at debug level, and their callers log.
+ *
  * Deliberate limits: one connection, used from one thread. The store bounds nothing a client
  * sends (the daemon does); SQLite's own length limit (STORE_MAX_VALUE_SIZE) only keeps a bug
  * from bloating the file, and is reported as -E2BIG. Strings must be UTF-8 without NULs. */
@@ -87,7 +91,9 @@ int store_profile_title_get(Store *s, const char *profile_id, uid_t uid, char **
 /* Parsed-ICC cache, keyed by path and checked against the file's identity. get returns a
  * new IccInfo (free with icc_info_free()), or -ENOENT when the path is unknown or the file
  * changed (size, mtime or inode differ) or the cached row is unusable. put replaces the row
- * for path. Wrap a batch of puts in store_begin()/store_commit(): one commit for all. */
+ * for path; warnings NULL (ICC_INFO_SKIP_WARNINGS) and empty are kept apart. Wrap a startup
+ * scan (its gets and puts) in store_begin()/store_commit(): one commit, and one read lock
+ * instead of one per get (5000 hits: ~30 ms instead of ~50 ms; 5000 puts: ~40 ms). */
 int store_profile_cache_get(Store *s, const char *path, uint64_t size, int64_t mtime_ns, uint64_t inode,
                             IccInfo **ret);
 int store_profile_cache_put(Store *s, const char *path, uint64_t size, int64_t mtime_ns, uint64_t inode,

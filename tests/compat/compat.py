@@ -233,7 +233,11 @@ def _harness():
 
 
 def TinctEnv(**kw):
-    """harness.TinctEnv: private bus, optional fake polkit, the daemon under test."""
+    """harness.TinctEnv: private bus, optional fake polkit, the daemon under test.
+    G_DEBUG (fatal warnings, meant for the libcolord clients) is kept away from the daemon:
+    colord is a GLib program and would abort on its own warnings. A test process that
+    loaded GLib before this point keeps its fatal-warnings setting."""
+    os.environ.pop("G_DEBUG", None)
     return _harness().TinctEnv(**kw)
 
 

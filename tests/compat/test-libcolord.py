@@ -29,9 +29,8 @@ import gi  # noqa: E402
 gi.require_version("Colord", "1.0")
 from gi.repository import Colord, Gio, GLib, GObject  # noqa: E402
 
-# GLib has read G_DEBUG now (fatal warnings are on for this process); keep it away from
-# the daemon and the other helpers the harness starts (colord is a GLib program too).
-os.environ.pop("G_DEBUG", None)
+# GLib has read G_DEBUG now: fatal warnings are on for this process. compat.TinctEnv
+# removes it from the environment the daemon gets.
 
 TEMP = Colord.ObjectScope.TEMP
 NORMAL = Colord.ObjectScope.NORMAL
@@ -567,9 +566,34 @@ def profile_no_ghosts():
             check_eq(new_profile(c, i).get_id(), i, "id %s can be created afterwards" % i)
 
 
+# the corpus files that colord's own reader (cd-iccdump, lcms) refuses
 BAD_FILES = ["crafted-bad-magic-iccfree-Gray.icc", "crafted-truncated-header-only-colord-AdobeRGB1998.icc",
-             "colord-tests--empty.icc", "crafted-truncated-half-colord-sRGB.icc",
-             "crafted-tag-count-huge-iccfree-AdobeRGB.icc", "crafted-tag-offset-past-eof-colord-Rec709.icc"]
+             "colord-tests--empty.icc", "crafted-tag-count-huge-iccfree-AdobeRGB.icc",
+             "crafted-truncated-in-tag-table-iccfree-sRGB.icc"]
+
+
+@test(colord_bug="14")
+def profile_crafted_files_survive():
+    """every crafted corpus file through CreateProfileWithFd: success or Profile.FailedToRead,
+    and the daemon keeps answering"""
+    import glob
+    with lc_env() as env:
+        conn = compat.connect(env)
+        for i, f in enumerate(sorted(glob.glob(os.path.join(compat.ICC_DIR, "crafted-*.ic*")))):
+            fd = os.open(f, os.O_RDONLY)
+            try:
+                compat.call(conn, compat.MANAGER_PATH, compat.IFACE_MANAGER, "CreateProfileWithFd",
+                            "ssha{ss}", ["compat-crafted-%d" % i, "temp", 0, {"Filename": f}],
+                            reply="o", fds=[fd])
+                outcome = "accepted"
+            except GLib.Error as e:
+                outcome = compat.dbus_error_name(e)
+                check(outcome == "org.freedesktop.ColorManager.Profile.FailedToRead",
+                      "%s refused with Profile.FailedToRead (%s)" % (os.path.basename(f), outcome))
+            finally:
+                os.close(fd)
+            compat.call(conn, compat.MANAGER_PATH, "org.freedesktop.DBus.Peer", "Ping")
+            check(True, "%s: %s, daemon still answers" % (os.path.basename(f), outcome))
 
 
 @test(colord_bug="5")
@@ -668,9 +692,9 @@ def standard_space():
                             (Colord.StandardSpace.PROPHOTO_RGB, "colord-data--ProPhotoRGB.icc")):
             p = c.get_standard_space_sync(space, None)
             check_eq(p.get_object_path(), compat.profile_path("icc-" + compat.icc_checksum(name)),
-                     "GetStandardSpace(%s)" % space.value_nick)
+                     "GetStandardSpace(%s)" % Colord.standard_space_to_string(space))
             p.connect_sync(None)
-            check_eq(p.get_metadata_item("STANDARD_space"), space.value_nick,
+            check_eq(p.get_metadata_item("STANDARD_space"), Colord.standard_space_to_string(space),
                      "its Metadata[STANDARD_space]")
 
 
@@ -1136,10 +1160,11 @@ def _nobody_scenario(mode):
                                                       {"Kind": "display"}, None).get_object_path())
     rec("create_profile", lambda: c.create_profile_sync("compat-nobody-prof", TEMP,
                                                         {"Qualifier": "RGB.."}, None).get_object_path())
-    d = c.find_device_sync("compat-root-dev", None)
+    d = Colord.Device.new_with_object_path(compat.device_path("compat-root-dev"))
     d.connect_sync(None)
-    p = c.find_profile_sync("compat-root-prof", None)
+    p = Colord.Profile.new_with_object_path(compat.profile_path("compat-root-prof"))
     p.connect_sync(None)
+    rec("find_root_profile", lambda: c.find_profile_sync("compat-root-prof", None).get_object_path())
     rec("lookup", lambda: lookup(d, ["*"]))
     rec("set_model", lambda: d.set_model_sync("Nobody Model", None))
     rec("add_profile", lambda: d.add_profile_sync(HARD, p, None))
@@ -1147,7 +1172,8 @@ def _nobody_scenario(mode):
     rec("set_enabled", lambda: d.set_enabled_sync(False, None))
     rec("inhibit", lambda: d.profiling_inhibit_sync(None))
     rec("profile_set_property", lambda: p.set_property_sync("License", "CC0", None))
-    s = c.find_sensor_sync("dummy", None)
+    rec("find_sensor", lambda: c.find_sensor_sync("dummy", None).get_object_path())
+    s = Colord.Sensor.new_with_object_path(compat.MANAGER_PATH + "/sensors/dummy")
     s.connect_sync(None)
     rec("sensor_lock", lambda: s.lock_sync(None))
     rec("delete_device", lambda: c.delete_device_sync(d, None))
@@ -1178,7 +1204,7 @@ def nobody_allowed():
                  "CreateDevice as nobody: path with _nobody_65534")
         check_eq(res["create_profile"], ["ok", compat.profile_path("compat-nobody-prof", 65534, "nobody")],
                  "CreateProfile as nobody: path with _nobody_65534")
-        for k in ("get_devices", "find_root_device", "lookup", "set_model", "add_profile",
+        for k in ("get_devices", "find_root_device", "find_root_profile", "find_sensor", "lookup", "set_model", "add_profile",
                   "make_default", "set_enabled", "inhibit", "profile_set_property", "sensor_lock",
                   "delete_device"):
             check_eq(res[k][0], "ok", "%s as nobody with polkit allowing" % k)
@@ -1198,7 +1224,7 @@ def nobody_denied():
         c, d, res = _run_nobody(env, "deny")
         for k, v in sorted(res.items()):
             print("    %s: %s" % (k, v))
-        for k in ("get_devices", "find_root_device", "lookup"):
+        for k in ("get_devices", "find_root_device", "find_root_profile", "find_sensor", "lookup"):
             check_eq(res[k][0], "ok", "%s as nobody works without authorisation" % k)
         fa = {"client": int(Colord.ClientError.FAILED_TO_AUTHENTICATE),
               "device": int(Colord.DeviceError.FAILED_TO_AUTHENTICATE),

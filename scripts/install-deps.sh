@@ -1,0 +1,30 @@
+#!/bin/bash
+# Installs the Debian 12 packages tinct needs to build, test and demo — only those missing.
+# Usage: scripts/install-deps.sh [--bench]
+set -euo pipefail
+
+packages=(
+        meson ninja-build pkg-config gcc clang libclang-rt-14-dev
+        libsystemd-dev libsqlite3-dev liblcms2-dev
+        dbus-daemon python3 python3-dbus python3-gi gir1.2-colord-1.0 colord util-linux
+)
+[ "${1:-}" = "--bench" ] && packages+=(valgrind)
+
+missing=()
+for p in "${packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "Installing: ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+        echo "Missing packages and not root: run as root or install them: ${missing[*]}" >&2
+        exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+# colord's maintainer scripts would try to start the real service; tinct never uses it.
+printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+chmod +x /usr/sbin/policy-rc.d
+trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
