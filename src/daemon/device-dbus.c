@@ -85,7 +85,8 @@ static int set_property_authorized(sd_bus_message *msg, Manager *m, Client *c, s
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "too many metadata entries");
         if (r < 0)
                 return r;
-        if (d->scope == SCOPE_DISK && (r = store_device_set_property(m->store, d->id, key, value)) < 0)
+        if (d->scope == SCOPE_DISK && !streq(key, "Enabled") &&
+            (r = store_device_set_property(m->store, d->id, key, value)) < 0)
                 log_warning_errno(r, "Failed to save property %s of %s: %m", key, d->id);
         device_emit_properties(d, prop, NULL);
         return sd_bus_reply_method_return(msg, "");

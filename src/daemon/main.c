@@ -21,7 +21,11 @@ static const char *const default_profile_dirs[] = {
         NULL,
 };
 
+#define DEFAULT_COLORD_DIR "/var/lib/colord"
+#define BACKUP_INTERVAL_USEC (3600ULL * 1000000ULL)
+
 static int ready_fd = -1;
+static char *import_colord_dir;
 
 static void help(void) {
         printf("tinctd — colour management daemon (org.freedesktop.ColorManager)\n\n"
@@ -31,14 +35,16 @@ static void help(void) {
                "  --no-udev              no device discovery\n"
                "  --create-dummy-sensor  add the dummy colour sensor\n"
                "  --polkit-timeout SEC   deny when polkit has not answered by then (default 20)\n"
+               "  --import-colord DIR    import colord's databases from DIR once (default: %s,\n"
+               "                         only with the default state directory)\n"
                "  --ready-fd FD          write READY=1 to FD once the bus name is owned\n"
                "  -v, --verbose          debug logging\n"
-               "  --version, -h --help\n", DEFAULT_STATE_DIR);
+               "  --version, -h --help\n", DEFAULT_STATE_DIR, DEFAULT_COLORD_DIR);
 }
 
 static int parse_argv(int argc, char **argv, ManagerConfig *cfg) {
         enum { ARG_STATE_DIR = 0x100, ARG_PROFILE_DIR, ARG_SYSFS_ROOT, ARG_NO_UDEV, ARG_DUMMY,
-               ARG_POLKIT_TIMEOUT, ARG_READY_FD, ARG_VERSION };
+               ARG_POLKIT_TIMEOUT, ARG_READY_FD, ARG_VERSION, ARG_IMPORT_COLORD };
         static const struct option options[] = {
                 { "state-dir", required_argument, NULL, ARG_STATE_DIR },
                 { "profile-dir", required_argument, NULL, ARG_PROFILE_DIR },
@@ -47,6 +53,7 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg) {
                 { "create-dummy-sensor", no_argument, NULL, ARG_DUMMY },
                 { "polkit-timeout", required_argument, NULL, ARG_POLKIT_TIMEOUT },
                 { "ready-fd", required_argument, NULL, ARG_READY_FD },
+                { "import-colord", required_argument, NULL, ARG_IMPORT_COLORD },
                 { "verbose", no_argument, NULL, 'v' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 { "help", no_argument, NULL, 'h' },
@@ -92,6 +99,10 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg) {
                                 return -EINVAL;
                         }
                         break;
+                case ARG_IMPORT_COLORD:
+                        if (free_and_strdup(&import_colord_dir, optarg) < 0)
+                                return log_oom();
+                        break;
                 case 'v':
                         log_set_max_level(LOG_DEBUG);
                         break;
@@ -108,7 +119,10 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg) {
                 log_error("Unexpected argument: %s", argv[optind]);
                 return -EINVAL;
         }
-        if (!cfg->state_dir && !(cfg->state_dir = strdup(DEFAULT_STATE_DIR)))
+        /* A real installation migrates from colord on its first start; a private state
+         * directory (tests, demos) never reads the machine's colord files unless asked. */
+        if (!cfg->state_dir && (!(cfg->state_dir = strdup(DEFAULT_STATE_DIR)) ||
+                                (!import_colord_dir && !(import_colord_dir = strdup(DEFAULT_COLORD_DIR)))))
                 return log_oom();
         if (!cfg->profile_dirs && !(cfg->profile_dirs = strv_copy((char **) default_profile_dirs)))
                 return log_oom();
@@ -136,6 +150,13 @@ static int on_name_acquired(sd_bus_message *msg, void *userdata, sd_bus_error *e
                 ready_fd = -1;
         }
         return 0;
+}
+
+static int on_backup_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        (void) store_backup(m->store); /* logs its own failures */
+        (void) sd_event_source_set_time(s, usec + BACKUP_INTERVAL_USEC);
+        return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
 static int on_name_lost(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -177,7 +198,14 @@ int main(int argc, char **argv) {
 
         r = store_open(m->config.state_dir, &m->store);
         if (r < 0)
-                return log_error_errno(r, "Failed to open the store in %s: %m", m->config.state_dir), EXIT_FAILURE;
+                return EXIT_FAILURE; /* store_open() said why */
+        if (import_colord_dir)
+                (void) store_import_colord(m->store, import_colord_dir);
+        free(import_colord_dir);
+        import_colord_dir = NULL;
+        r = sd_event_add_time_relative(m->event, NULL, CLOCK_MONOTONIC, BACKUP_INTERVAL_USEC, 0, on_backup_timer, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the backup timer: %m"), EXIT_FAILURE;
 
         r = sd_bus_open_system(&m->bus);
         if (r < 0)
@@ -202,6 +230,7 @@ int main(int argc, char **argv) {
 
         r = sd_event_loop(m->event);
         polkit_cancel_all(m);
+        (void) store_backup(m->store);
         if (r < 0)
                 return log_error_errno(r, "Event loop failed: %m"), EXIT_FAILURE;
         log_info("Exiting.");

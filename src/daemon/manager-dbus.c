@@ -297,8 +297,10 @@ static int store_disk_device(Manager *m, Device *d, const StrMap *props, bool is
                 return r;
         if (is_new)
                 r = store_device_add(m->store, d->id);
+        /* Enabled has its own table (SetEnabled); as a property it is only metadata. */
         for (size_t i = 0; r >= 0 && i < props->n; i++)
-                r = store_device_set_property(m->store, d->id, props->entries[i].key, props->entries[i].value);
+                if (!streq(props->entries[i].key, "Enabled"))
+                        r = store_device_set_property(m->store, d->id, props->entries[i].key, props->entries[i].value);
         const char *cmdline = strmap_get(&d->metadata, "OwnerCmdline");
         if (r >= 0 && cmdline)
                 r = store_device_set_property(m->store, d->id, "OwnerCmdline", cmdline);

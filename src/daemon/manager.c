@@ -12,6 +12,7 @@
 #include "device.h"
 #include "log.h"
 #include "names.h"
+#include "profile-scan.h"
 #include "profile.h"
 #include "sensor.h"
 
@@ -104,6 +105,7 @@ Manager *manager_free(Manager *m) {
         it = NULL;
         while (hashmap_iterate(m->uid_counts, &it, NULL, &v))
                 free(v);
+        profile_watch_free(m->profile_watch);
         hashmap_free(m->devices_by_path);
         hashmap_free(m->devices_by_id);
         hashmap_free(m->profiles_by_path);

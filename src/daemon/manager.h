@@ -76,6 +76,8 @@ typedef struct Manager {
         Hashmap *uid_counts;        /* "uid" → UidCount: live devices + profiles per owner */
         unsigned pending_auth;
 
+        struct ProfileWatch *profile_watch;
+
         char *system_vendor;
         char *system_model;
 } Manager;

@@ -74,9 +74,10 @@ static int method_set_property(sd_bus_message *msg, void *userdata, sd_bus_error
         return polkit_authorize(p->manager, msg, ACTION_MODIFY, DOMAIN_PROFILE, set_property_authorized, error);
 }
 
-static int write_new_file(const char *path, const uint8_t *data, size_t size) {
-        _cleanup_free_ char *tmp = NULL;
-        if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+static int write_new_file(const char *dir, const char *base, const uint8_t *data, size_t size) {
+        _cleanup_free_ char *tmp = NULL, *path = NULL;
+        /* A hidden name while writing, so the directory watch ignores the partial file. */
+        if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, base) < 0 || asprintf(&path, "%s/%s", dir, base) < 0)
                 return -ENOMEM;
         _cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0)
@@ -117,7 +118,7 @@ static int install_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus
         if (asprintf(&dir, "%s/icc", m->config.state_dir) < 0 || asprintf(&dest, "%s/%s", dir, base) < 0)
                 return -ENOMEM;
         (void) mkdir(dir, 0755);
-        int r = write_new_file(dest, p->data, p->size);
+        int r = write_new_file(dir, base, p->data, p->size);
         if (r == -EEXIST)
                 return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_FAILED_TO_WRITE, "%s already exists", dest);
         if (r < 0)

@@ -6,14 +6,36 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 
+#include "file-diff.h"
 #include "icc-info.h"
 #include "log.h"
 #include "profile-load.h"
 #include "profile.h"
 
 #define MAX_DEPTH 2
+/* Coalesces the burst of events one copy or rename makes into one rescan. */
+#define RESCAN_DELAY_USEC (150 * 1000ULL)
+
+struct ProfileWatch {
+        int fd;
+        sd_event_source *io;
+        sd_event_source *timer;
+        FileList known;
+};
+
+ProfileWatch *profile_watch_free(ProfileWatch *w) {
+        if (!w)
+                return NULL;
+        sd_event_source_disable_unref(w->io);
+        sd_event_source_disable_unref(w->timer);
+        closep(&w->fd);
+        file_list_clear(&w->known);
+        free(w);
+        return NULL;
+}
 
 static bool has_icc_suffix(const char *name) {
         size_t n = strlen(name);
@@ -24,37 +46,55 @@ static bool has_icc_magic(const uint8_t *data, size_t size) {
         return size >= 40 && memcmp(data + 36, "acsp", 4) == 0;
 }
 
-int profile_scan_file(Manager *m, const char *path) {
-        const char *base = strrchr(path, '/');
-        base = base ? base + 1 : path;
-        if (strstr(base, ".goutputstream") || base[0] == '.')
-                return 0; /* temporary files of atomic writers */
+static bool is_temporary_name(const char *base) {
+        /* GIO's atomic writers and our own InstallSystemWide write under such names first. */
+        return base[0] == '.' || strstr(base, ".goutputstream");
+}
 
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+/* Parsed facts for a file: from the cache when its identity is unchanged, else parsed and
+ * cached. Returns 0 with *ret NULL for files that are not ICC profiles at all. */
+static int load_info(Manager *m, const FileIdentity *f, IccInfo **ret) {
+        if (store_profile_cache_get(m->store, f->path, f->size, f->mtime_ns, f->inode, ret) >= 0)
+                return 0;
+
+        _cleanup_close_ int fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0)
-                return log_warning_errno(errno, "Skipping %s: %m", path);
+                return log_warning_errno(errno, "Skipping %s: %m", f->path);
         _cleanup_free_ uint8_t *data = NULL;
         size_t size;
         int r = read_regular_fd(fd, &data, &size);
         if (r < 0)
-                return log_warning_errno(r, "Skipping %s: %m", path);
-        if (size == 0 || (!has_icc_suffix(base) && !has_icc_magic(data, size)))
+                return log_warning_errno(r, "Skipping %s: %m", f->path);
+        const char *base = strrchr(f->path, '/');
+        if (size == 0 || (!has_icc_suffix(base ? base + 1 : f->path) && !has_icc_magic(data, size))) {
+                *ret = NULL;
                 return 0;
-
-        _cleanup_(icc_info_freep) IccInfo *info = NULL;
+        }
         _cleanup_free_ char *why = NULL;
-        r = icc_info_parse(data, size, &info, &why);
+        r = icc_info_parse(data, size, ret, &why);
         if (r < 0) {
-                log_warning("Skipping %s: %s", path, why ? why : strerror(-r));
+                log_warning("Skipping %s: %s", f->path, why ? why : strerror(-r));
                 return r;
         }
+        if ((*ret)->tags_ignored > 0)
+                log_notice("%s: %u tags point outside the file and were ignored", f->path, (*ret)->tags_ignored);
+        if ((r = store_profile_cache_put(m->store, f->path, f->size, f->mtime_ns, f->inode, *ret)) < 0)
+                log_debug_errno(r, "Failed to cache %s: %m", f->path);
+        return 0;
+}
+
+static int register_file(Manager *m, const FileIdentity *f) {
+        _cleanup_(icc_info_freep) IccInfo *info = NULL;
+        int r = load_info(m, f, &info);
+        if (r < 0 || !info)
+                return r;
 
         _cleanup_free_ char *id = NULL;
         if (asprintf(&id, "icc-%s", info->checksum) < 0)
                 return log_oom();
         Profile *dup = manager_find_profile_by_id(m, id);
         if (dup) {
-                log_debug("Skipping %s: same checksum as %s", path, strempty(dup->filename));
+                log_debug("Skipping %s: same checksum as %s", f->path, strempty(dup->filename));
                 return 0;
         }
 
@@ -65,23 +105,38 @@ int profile_scan_file(Manager *m, const char *path) {
         /* Everything the daemon finds in its own directories is system-wide, whatever the
          * prefix (colord tests the path prefix instead; see docs/compatibility.md). */
         p->is_system_wide = true;
-        if ((r = free_and_strdup(&p->filename, path)) < 0 ||
+        if ((r = free_and_strdup(&p->filename, f->path)) < 0 ||
             (r = profile_apply_icc(p, info)) < 0 ||
             (r = strmap_set(&p->metadata, "FILE_checksum", info->checksum)) < 0)
-                return log_warning_errno(r, "Skipping %s: %m", path);
+                return log_warning_errno(r, "Skipping %s: %m", f->path);
         profile_apply_well_known_id(p);
         r = manager_add_profile(m, p, false);
         if (r < 0)
-                return log_warning_errno(r, "Failed to add profile %s: %m", path);
+                return log_warning_errno(r, "Failed to add profile %s: %m", f->path);
         TAKE_PTR(p);
         return 1;
+}
+
+static int stat_identity(const char *path, FileList *into) {
+        struct stat st;
+        if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+                return 0;
+        return file_list_add(into, path, (uint64_t) st.st_size,
+                             (int64_t) st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec, (uint64_t) st.st_ino);
 }
 
 static int compare_names(const void *a, const void *b) {
         return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
-static void scan_dir(Manager *m, const char *dir, int depth) {
+static void walk_dir(Manager *m, const char *dir, int depth, FileList *into) {
+        ProfileWatch *w = m->profile_watch;
+        if (w && inotify_add_watch(w->fd, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE |
+                                                       IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ATTRIB |
+                                                       IN_ONLYDIR) < 0 &&
+            errno != ENOENT && errno != ENOTDIR)
+                log_warning_errno(errno, "Cannot watch %s: %m", dir);
+
         _cleanup_strv_free_ char **names = NULL;
         DIR *d = opendir(dir);
         if (!d) {
@@ -94,30 +149,157 @@ static void scan_dir(Manager *m, const char *dir, int depth) {
                 if (!streq(de->d_name, ".") && !streq(de->d_name, "..") && strv_extend(&names, de->d_name) < 0)
                         break;
         closedir(d);
-        /* Sorted, so that which of two identical files wins does not depend on the
-         * filesystem's order. */
+        /* Sorted, so which of two identical files wins does not depend on the filesystem. */
         qsort(names, strv_length(names), sizeof(char *), compare_names);
 
         STRV_FOREACH(n, names) {
                 _cleanup_free_ char *path = NULL;
                 struct stat st;
-                if (asprintf(&path, "%s/%s", dir, *n) < 0)
-                        return;
-                if (lstat(path, &st) < 0)
+                if (is_temporary_name(*n) || asprintf(&path, "%s/%s", dir, *n) < 0 || lstat(path, &st) < 0)
                         continue;
                 if (S_ISDIR(st.st_mode)) {
                         if (depth < MAX_DEPTH)
-                                scan_dir(m, path, depth + 1);
+                                walk_dir(m, path, depth + 1, into);
                         else
                                 log_warning("Not descending into %s: deeper than %d levels", path, MAX_DEPTH);
                 } else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
-                        (void) profile_scan_file(m, path);
+                        (void) stat_identity(path, into);
         }
 }
 
-int profile_scan_all(Manager *m) {
+static void walk_all(Manager *m, FileList *into) {
         STRV_FOREACH(dir, m->config.profile_dirs)
-                scan_dir(m, *dir, 0);
-        log_info("Found %zu profiles", m->profiles.size);
+                walk_dir(m, *dir, 0, into);
+        file_list_sort(into);
+}
+
+/* The profile the daemon made for this file, not a client's profile naming the same path. */
+static Profile *discovered_profile(Manager *m, const char *path) {
+        Profile *p = manager_find_profile_by_filename(m, path);
+        if (p && p->scope == SCOPE_UNKNOWN && p->owner == 0)
+                return p;
+        LIST_FOREACH(&m->profiles, p, Profile, link)
+                if (p->scope == SCOPE_UNKNOWN && p->owner == 0 && streq_ptr(p->filename, path))
+                        return p;
+        return NULL;
+}
+
+typedef struct Rescan {
+        Manager *manager;
+        bool removed_any;
+        unsigned added, removed;
+} Rescan;
+
+static void apply_change(FileChange change, const FileIdentity *f, void *userdata) {
+        Rescan *r = userdata;
+        Manager *m = r->manager;
+        if (change != FILE_ADDED) {
+                Profile *p = discovered_profile(m, f->path);
+                if (p) {
+                        log_info("Profile file %s %s", f->path, change == FILE_REMOVED ? "removed" : "changed");
+                        manager_remove_profile(m, p);
+                        r->removed_any = true;
+                        r->removed++;
+                }
+        }
+        if (change != FILE_REMOVED && register_file(m, f) > 0)
+                r->added++;
+}
+
+static void rescan(Manager *m) {
+        ProfileWatch *w = m->profile_watch;
+        FileList now = { 0 };
+        Rescan r = { .manager = m };
+
+        walk_all(m, &now);
+        (void) store_begin(m->store);
+        file_list_diff(&w->known, &now, apply_change, &r);
+        /* A file skipped as a duplicate may now be the only copy left. */
+        if (r.removed_any)
+                for (size_t i = 0; i < now.n; i++)
+                        if (!discovered_profile(m, now.files[i].path) && register_file(m, &now.files[i]) > 0)
+                                r.added++;
+        (void) store_commit(m->store);
+        file_list_clear(&w->known);
+        w->known = now;
+        if (r.added || r.removed)
+                log_debug("Rescan: %u profiles added, %u removed", r.added, r.removed);
+}
+
+static int on_rescan_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        rescan(m);
         return 0;
+}
+
+static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Manager *m = userdata;
+        ProfileWatch *w = m->profile_watch;
+        char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+
+        /* Drain: the events only tell us to look again. */
+        while (read(fd, buf, sizeof buf) > 0)
+                ;
+        if (sd_event_source_get_enabled(w->timer, NULL) > 0)
+                return 0;
+        uint64_t now;
+        (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        (void) sd_event_source_set_time(w->timer, now + RESCAN_DELAY_USEC);
+        (void) sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
+        return 0;
+}
+
+static int watch_setup(Manager *m) {
+        ProfileWatch *w = calloc(1, sizeof *w);
+        if (!w)
+                return -ENOMEM;
+        m->profile_watch = w;
+        w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        if (w->fd < 0)
+                return log_warning_errno(errno, "No inotify, profile directories are not watched: %m");
+        int r = sd_event_add_io(m->event, &w->io, w->fd, EPOLLIN, on_inotify, m);
+        if (r >= 0)
+                r = sd_event_add_time(m->event, &w->timer, CLOCK_MONOTONIC, UINT64_MAX, 0, on_rescan_timer, m);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(w->timer, SD_EVENT_OFF);
+        if (r < 0)
+                return log_warning_errno(r, "Profile directories are not watched: %m");
+        return 0;
+}
+
+int profile_scan_all(Manager *m) {
+        if (m->event)
+                (void) watch_setup(m);
+        if (!m->profile_watch && !(m->profile_watch = calloc(1, sizeof(ProfileWatch))))
+                return log_oom();
+        ProfileWatch *w = m->profile_watch;
+        if (!w->io)
+                w->fd = -1;
+
+        walk_all(m, &w->known);
+        (void) store_begin(m->store);
+        for (size_t i = 0; i < w->known.n; i++)
+                (void) register_file(m, &w->known.files[i]);
+        (void) store_commit(m->store);
+
+        /* Forget cached files that are gone, so the cache does not grow for ever. */
+        _cleanup_strv_free_ char **live = calloc(w->known.n + 1, sizeof(char *));
+        if (live) {
+                for (size_t i = 0; i < w->known.n; i++)
+                        live[i] = w->known.files[i].path;
+                (void) store_profile_cache_prune(m->store, live);
+                for (size_t i = 0; i < w->known.n; i++)
+                        live[i] = NULL; /* borrowed */
+        }
+        log_info("Found %zu profiles in %zu files", m->profiles.size, w->known.n);
+        return 0;
+}
+
+int profile_scan_file(Manager *m, const char *path) {
+        FileList one = { 0 };
+        int r = stat_identity(path, &one);
+        if (r >= 0 && one.n == 1)
+                r = register_file(m, &one.files[0]);
+        file_list_clear(&one);
+        return r;
 }

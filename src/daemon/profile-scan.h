@@ -1,12 +1,21 @@
-/* Discovery of ICC files in the profile directories (spec §8): a recursive walk to depth
- * 2 below each root, one bad file or deep directory skipped at a time (colord aborts the
- * whole start-up on either: §8.3, §16.1), duplicates by checksum ignored. */
+/* Discovery of ICC files in the profile directories (spec §8) and watching them.
+ *
+ * A walk goes to depth 2 below each root; bad files and too-deep directories are skipped one
+ * at a time (colord aborts the whole start-up on either: §8.3, §16.1); duplicates by checksum
+ * are ignored. Parsed metadata is cached in the store by file identity, so a restart reads
+ * only files that changed. Every directory walked gets an inotify watch; an event only
+ * schedules a rescan, whose diff (file-diff.h) adds, removes and replaces profile objects —
+ * a deleted file's profile is removed like DeleteProfile (colord keeps it: §16.3). */
 #pragma once
 
 #include "manager.h"
 
-/* Scans every configured profile directory and registers what it finds. */
+typedef struct ProfileWatch ProfileWatch;
+
+/* Sets up inotify (unless the event loop is missing), walks every directory, registers what
+ * it finds. */
 int profile_scan_all(Manager *m);
-/* Registers one file found by the daemon. Returns 1 when a profile was added, 0 when the
- * file was skipped (not ICC, duplicate), negative on a read or parse error (logged). */
+/* Registers one file found by the daemon (used after InstallSystemWide). Returns 1 when a
+ * profile was added, 0 when the file was skipped (not ICC, duplicate), negative on error. */
 int profile_scan_file(Manager *m, const char *path);
+ProfileWatch *profile_watch_free(ProfileWatch *w);

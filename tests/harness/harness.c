@@ -85,6 +85,8 @@ static void emergency_cleanup(int sig) {
         for (size_t i = 0; i < ELEMENTSOF(child_pids); i++)
                 if (child_pids[i] > 0)
                         kill(child_pids[i], SIGKILL);
+        if (child_pids[2] > 0)
+                kill(-child_pids[2], SIGKILL);
         if (cleanup_dir[0]) {
                 pid_t pid = fork();
                 if (pid == 0) {
@@ -200,12 +202,14 @@ static char *read_line(int fd, uint64_t deadline, const char *what) {
 
 /* fork+exec argv with the environment of this process; pass_fd (if >= 0) becomes fd 3
  * in the child; stdout_fd (if >= 0) becomes its stdout. The child dies with us. */
-static pid_t spawn(char *const argv[], int pass_fd, int stdout_fd) {
+static pid_t spawn_full(char *const argv[], int pass_fd, int stdout_fd, bool new_group) {
         pid_t pid = fork();
 
         if (pid < 0)
                 fatal("fork: %m");
         if (pid == 0) {
+                if (new_group)
+                        (void) setpgid(0, 0);
                 (void) prctl(PR_SET_PDEATHSIG, SIGTERM);
                 if (getppid() != owner_pid)
                         _exit(127);
@@ -228,6 +232,10 @@ static pid_t spawn(char *const argv[], int pass_fd, int stdout_fd) {
                 _exit(127);
         }
         return pid;
+}
+
+static pid_t spawn(char *const argv[], int pass_fd, int stdout_fd) {
+        return spawn_full(argv, pass_fd, stdout_fd, false);
 }
 
 static void remember_child(size_t slot, pid_t pid) {
@@ -442,7 +450,9 @@ static void start_daemon(Harness *h) {
 
         if (pipe2(pipefd, O_CLOEXEC) < 0)
                 fatal("pipe: %m");
-        h->daemon_pid = spawn(argv, pipefd[1], -1);
+        /* own process group: colord spawns helpers (colord-sane) that must go with it */
+        h->daemon_pid = spawn_full(argv, pipefd[1], -1, true);
+        (void) setpgid(h->daemon_pid, h->daemon_pid);
         h->daemon_reaped = false;
         remember_child(2, h->daemon_pid);
         close(pipefd[1]);
@@ -521,6 +531,7 @@ int harness_stop_daemon(Harness *h) {
                 kill(h->daemon_pid, SIGTERM);
                 h->daemon_status = wait_child(h->daemon_pid, "daemon");
         }
+        (void) kill(-h->daemon_pid, SIGKILL);  /* leftovers of its process group */
         h->daemon_pid = 0;
         remember_child(2, 0);
         return h->daemon_status;

@@ -230,9 +230,11 @@ class TinctEnv:
         # write end open until it exits, so EOF means it died.
         r, w = os.pipe()
         try:
+            # own process group: colord spawns helpers (colord-sane) that must go with it
             self.daemon_proc = subprocess.Popen(self._daemon_cmd(w), env=self._env(),
                                                 pass_fds=[w], stdin=subprocess.DEVNULL,
-                                                preexec_fn=_die_with_parent)
+                                                preexec_fn=_die_with_parent,
+                                                process_group=0)
             os.close(w)
             w = -1
             deadline = time.monotonic() + self.timeout
@@ -319,6 +321,10 @@ class TinctEnv:
                 p.kill()
                 p.wait()
                 raise HarnessError("daemon did not exit within %ds of SIGTERM" % self.timeout)
+        try:
+            os.killpg(p.pid, signal.SIGKILL)  # leftovers of its process group
+        except ProcessLookupError:
+            pass
         if self._daemon_pipe is not None:
             os.close(self._daemon_pipe)
             self._daemon_pipe = None
