@@ -38,7 +38,7 @@ int device_new(Manager *m, const char *id, uid_t owner, Scope scope, Device **re
         d->created = d->modified = now_usec();
         d->id = strdup(id);
         d->mode = strdup("unknown");
-        d->path = manager_object_path(DEVICE_PATH_PREFIX, id, owner, m->daemon_uid);
+        d->path = manager_object_path(m, DEVICE_PATH_PREFIX, id, owner);
         if (!d->id || !d->mode || !d->path) {
                 device_free(d);
                 return -ENOMEM;

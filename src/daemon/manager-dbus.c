@@ -333,7 +333,7 @@ static int create_device_authorized(sd_bus_message *msg, Manager *m, Client *c, 
         if (scope_from_string(scope_str, &scope) < 0)
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "scope non-valid: %s", scope_str);
 
-        _cleanup_free_ char *path = manager_object_path(DEVICE_PATH_PREFIX, id, c->uid, m->daemon_uid);
+        _cleanup_free_ char *path = manager_object_path(m, DEVICE_PATH_PREFIX, id, c->uid);
         if (!path)
                 return -ENOMEM;
         Device *existing = manager_find_device_by_path(m, path);

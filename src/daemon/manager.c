@@ -22,29 +22,54 @@ uint64_t now_usec(void) {
         return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000;
 }
 
-char *manager_object_path(const char *prefix, const char *id, uid_t owner, uid_t daemon_uid) {
-        _cleanup_free_ char *element = NULL, *raw = NULL;
+typedef struct OwnerSuffix {
+        char key[16];
+        char suffix[];
+} OwnerSuffix;
 
-        if (owner == 0 || owner == daemon_uid)
-                raw = strdup(id);
-        else {
-                /* colord dereferences getpwuid() unchecked (spec §16.13); without a passwd
-                 * entry we fall back to the uid alone. */
-                struct passwd pw, *res = NULL;
-                char buf[4096];
-                if (getpwuid_r(owner, &pw, buf, sizeof buf, &res) == 0 && res)
-                        (void) asprintf(&raw, "%s_%s_%u", id, res->pw_name, (unsigned) owner);
-                else
-                        (void) asprintf(&raw, "%s_%u", id, (unsigned) owner);
+/* "_<username>_<uid>" for a non-root owner (spec §1.1). colord dereferences getpwuid()
+ * unchecked (spec §16.13); without a passwd entry we use "_<uid>". Cached: user names do
+ * not change under a running daemon often enough to matter for object paths. */
+static const char *owner_suffix(Manager *m, uid_t owner) {
+        char key[16];
+        snprintf(key, sizeof key, "%u", (unsigned) owner);
+        OwnerSuffix *s = hashmap_get(m->owner_suffixes, key);
+        if (s)
+                return s->suffix;
+
+        struct passwd pw, *res = NULL;
+        char buf[4096], suffix[512];
+        if (getpwuid_r(owner, &pw, buf, sizeof buf, &res) == 0 && res)
+                snprintf(suffix, sizeof suffix, "_%s_%u", res->pw_name, (unsigned) owner);
+        else
+                snprintf(suffix, sizeof suffix, "_%u", (unsigned) owner);
+        s = malloc(sizeof *s + strlen(suffix) + 1);
+        if (!s)
+                return NULL;
+        memcpy(s->key, key, sizeof key);
+        strcpy(s->suffix, suffix);
+        if (hashmap_put(m->owner_suffixes, s->key, s) < 0) {
+                free(s);
+                return NULL;
         }
-        if (!raw)
+        return s->suffix;
+}
+
+char *manager_object_path(Manager *m, const char *prefix, const char *id, uid_t owner) {
+        const char *suffix = "";
+        if (owner != 0 && owner != m->daemon_uid && !(suffix = owner_suffix(m, owner)))
                 return NULL;
-        element = names_escape_path_element(raw);
-        if (!element)
+
+        size_t plen = strlen(prefix), ilen = strlen(id), slen = strlen(suffix);
+        char *path = malloc(plen + 1 + ilen + slen + 1);
+        if (!path)
                 return NULL;
-        char *path = NULL;
-        if (asprintf(&path, "%s/%s", prefix, element) < 0)
-                return NULL;
+        memcpy(path, prefix, plen);
+        path[plen] = '/';
+        char *e = path + plen + 1;
+        memcpy(e, id, ilen);
+        memcpy(e + ilen, suffix, slen + 1);
+        names_escape_path_element_in_place(e);
         return path;
 }
 
@@ -66,8 +91,9 @@ int manager_new(ManagerConfig *config, Manager **ret) {
         m->sensors_by_path = hashmap_new();
         m->clients = hashmap_new();
         m->uid_counts = hashmap_new();
+        m->owner_suffixes = hashmap_new();
         if (!m->devices_by_path || !m->devices_by_id || !m->profiles_by_path || !m->profiles_by_id ||
-            !m->profiles_by_filename || !m->sensors_by_path || !m->clients || !m->uid_counts)
+            !m->profiles_by_filename || !m->sensors_by_path || !m->clients || !m->uid_counts || !m->owner_suffixes)
                 return -ENOMEM;
         *ret = TAKE_PTR(m);
         return 0;
@@ -105,6 +131,10 @@ Manager *manager_free(Manager *m) {
         it = NULL;
         while (hashmap_iterate(m->uid_counts, &it, NULL, &v))
                 free(v);
+        it = NULL;
+        while (hashmap_iterate(m->owner_suffixes, &it, NULL, &v))
+                free(v);
+        hashmap_free(m->owner_suffixes);
         profile_watch_free(m->profile_watch);
         hashmap_free(m->devices_by_path);
         hashmap_free(m->devices_by_id);
@@ -190,7 +220,7 @@ int manager_get_client(Manager *m, sd_bus_message *msg, Client **ret) {
 }
 
 static char *owned_device_path(Manager *m, const char *id, uid_t uid) {
-        return manager_object_path(DEVICE_PATH_PREFIX, id, uid, m->daemon_uid);
+        return manager_object_path(m, DEVICE_PATH_PREFIX, id, uid);
 }
 
 Device *manager_find_device_by_id(Manager *m, const char *id, uid_t uid) {

@@ -73,6 +73,7 @@ typedef struct Manager {
         Hashmap *sensors_by_path;
 
         Hashmap *clients;           /* unique name → Client */
+        Hashmap *owner_suffixes;    /* "uid" → "_<user>_<uid>", so paths need no NSS lookup per call */
         Hashmap *uid_counts;        /* "uid" → UidCount: live devices + profiles per owner */
         unsigned pending_auth;
 
@@ -99,7 +100,7 @@ Profile *manager_find_profile_by_path(Manager *m, const char *path);
 Profile *manager_find_profile_by_filename(Manager *m, const char *filename);
 
 /* The object path a device or profile with this id and owner gets (spec §1.1). */
-char *manager_object_path(const char *prefix, const char *id, uid_t owner, uid_t daemon_uid);
+char *manager_object_path(Manager *m, const char *prefix, const char *id, uid_t owner);
 
 /* Registration: adds to the lists and maps, runs automatic assignment, emits *Added. */
 int manager_add_device(Manager *m, Device *d);

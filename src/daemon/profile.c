@@ -18,7 +18,7 @@ int profile_new(Manager *m, const char *id, uid_t owner, Scope scope, Profile **
         p->colorspace = "unknown";
         p->score = 1;
         p->id = strdup(id);
-        p->path = manager_object_path(PROFILE_PATH_PREFIX, id, owner, m->daemon_uid);
+        p->path = manager_object_path(m, PROFILE_PATH_PREFIX, id, owner);
         p->warnings = calloc(1, sizeof(char *));
         if (!p->id || !p->path || !p->warnings) {
                 profile_free(p);

@@ -6,13 +6,16 @@
 
 #include "macro.h"
 
-char *names_escape_path_element(const char *id) {
-        char *r = strdup(id);
-        if (!r)
-                return NULL;
-        for (char *p = r; *p; p++)
+void names_escape_path_element_in_place(char *s) {
+        for (char *p = s; *p; p++)
                 if (!(isascii((unsigned char) *p) && (isalnum((unsigned char) *p) || *p == '_')))
                         *p = '_';
+}
+
+char *names_escape_path_element(const char *id) {
+        char *r = strdup(id);
+        if (r)
+                names_escape_path_element_in_place(r);
         return r;
 }
 

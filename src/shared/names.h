@@ -8,6 +8,7 @@
 
 /* Object-path element: every byte outside [A-Za-z0-9_] becomes '_'. */
 char *names_escape_path_element(const char *id);
+void names_escape_path_element_in_place(char *s);
 
 /* Vendor clean-up: the prefix table, then one pass of company suffixes, then trailing
  * whitespace trimmed. */

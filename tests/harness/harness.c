@@ -1147,10 +1147,28 @@ Recorder *recorder_new(sd_bus *bus) {
         return rec;
 }
 
+static void recorder_clear(Recorder *rec);
+
+void recorder_reset(Recorder *rec) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        /* A round trip to the daemon: whatever it emitted before now reaches us before
+         * the Ping reply. Then dispatch all of it and forget it. */
+        r = sd_bus_call_method(rec->bus, CM_NAME, CM_PATH, "org.freedesktop.DBus.Peer", "Ping", &error, NULL, "");
+        if (r < 0)
+                fatal("Ping for recorder sync: %s", strempty(error.message));
+        while ((r = sd_bus_process(rec->bus, NULL)) > 0)
+                ;
+        if (r < 0)
+                fatal("sd_bus_process: %s", strerror(-r));
+        recorder_clear(rec);
+}
+
 Recorder *recorder_free(Recorder *rec) {
         if (!rec)
                 return NULL;
-        recorder_reset(rec);
+        recorder_clear(rec);
         free(rec->items);
         sd_bus_slot_unref(rec->match);
         sd_bus_unref(rec->bus);
@@ -1158,7 +1176,7 @@ Recorder *recorder_free(Recorder *rec) {
         return NULL;
 }
 
-void recorder_reset(Recorder *rec) {
+static void recorder_clear(Recorder *rec) {
         for (size_t i = 0; i < rec->n; i++)
                 recorded_clear(&rec->items[i]);
         rec->n = 0;

@@ -196,5 +196,6 @@ const Recorded *recorder_get(Recorder *rec, size_t i);
 /* Index of the first entry with this member (and path and changed property, if given)
  * at or after start, or (size_t) -1. */
 size_t recorder_find(Recorder *rec, size_t start, const char *member, const char *path, const char *changed_prop);
+/* Syncs with the daemon (Peer.Ping), dispatches what arrived and forgets everything. */
 void recorder_reset(Recorder *rec);
 void recorder_dump(Recorder *rec);
