@@ -126,15 +126,33 @@ static int add_profile_authorized(sd_bus_message *msg, Manager *m, Client *c, sd
 
 DEVICE_AUTH_METHOD(method_add_profile, add_profile_authorized, ACTION_MODIFY)
 
-static int remove_profile_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
-        Device *d = DEVICE_OR_FAIL(m, msg, error);
+/* The common start of RemoveProfile and MakeProfileDefault: the device (it may have gone
+ * while polkit answered), the caller's right to change it, and the profile argument. */
+static int read_profile_arg(sd_bus_message *msg, Manager *m, Client *c, Device **ret_device,
+                            Profile **ret_profile, const char **ret_path, sd_bus_error *error) {
+        Device *d = device_of(m, msg);
         const char *path;
+        if (!d)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_UNKNOWN_OBJECT, "device %s no longer exists",
+                                         sd_bus_message_get_path(msg));
         int r = sd_bus_message_read(msg, "o", &path);
         if (r < 0)
                 return r;
         if ((r = check_may_modify(m, c, d, error)) < 0)
                 return r;
-        Profile *p = manager_find_profile_by_path(m, path);
+        *ret_device = d;
+        *ret_profile = manager_find_profile_by_path(m, path);
+        *ret_path = path;
+        return 0;
+}
+
+static int remove_profile_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
+        Device *d;
+        Profile *p;
+        const char *path;
+        int r = read_profile_arg(msg, m, c, &d, &p, &path, error);
+        if (r < 0)
+                return r;
         if (!p || device_remove_profile(d, p) < 0)
                 return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_PROFILE_DOES_NOT_EXIST,
                                      "profile object path '%s' does not exist on '%s'", path, d->path);
@@ -149,21 +167,21 @@ static int remove_profile_authorized(sd_bus_message *msg, Manager *m, Client *c,
 DEVICE_AUTH_METHOD(method_remove_profile, remove_profile_authorized, ACTION_MODIFY)
 
 static int make_default_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
-        Device *d = DEVICE_OR_FAIL(m, msg, error);
+        Device *d;
+        Profile *p;
         const char *path;
-        int r = sd_bus_message_read(msg, "o", &path);
+        int r = read_profile_arg(msg, m, c, &d, &p, &path, error);
         if (r < 0)
                 return r;
-        if ((r = check_may_modify(m, c, d, error)) < 0)
-                return r;
-        Profile *p = manager_find_profile_by_path(m, path);
-        uint64_t now = now_usec();
-        if (!p || device_make_profile_default(d, p, now) < 0)
+        if (!p || !device_find_profile(d, p))
                 return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_PROFILE_DOES_NOT_EXIST,
                                      "profile object path '%s' does not exist for this device", path);
+        /* Stored first: if the disk refuses, nothing changes (the choice would not survive). */
+        uint64_t now = now_usec();
         r = store_mapping_set(m->store, d->id, p->id, now);
         if (r < 0)
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "failed to save the default: %s", strerror(-r));
+        (void) device_make_profile_default(d, p, now);
         device_touch(d);
         device_emit_relations_changed(d, true, NULL);
         return sd_bus_reply_method_return(msg, "");

@@ -9,6 +9,8 @@
 #include <systemd/sd-login.h>
 
 #include "bus-errors.h"
+#include "bus-raw.h"
+#include "dbus-wire.h"
 #include "bus-util.h"
 #include "daemon-dbus.h"
 #include "device.h"
@@ -431,32 +433,58 @@ static int method_delete_device(sd_bus_message *msg, void *userdata, sd_bus_erro
                                 delete_device_authorized, error);
 }
 
+/* CreateProfileWithFd(s, s, h, a{ss}) read from the bytes; strings point into *wire. */
+static int read_args_from_wire(sd_bus_message *msg, uint8_t **wire, const char **ret_id, const char **ret_scope,
+                               StrMap *props, sd_bus_error *error) {
+        size_t size;
+        DBusWireCursor c;
+        const char *sig, *k, *v;
+        uint32_t handle;
+        size_t end;
+        int r = bus_message_wire_bytes(msg, 2 * 1024 * 1024, wire, &size);
+        if (r < 0)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "unreadable arguments: %s", strerror(-r));
+        if (dbus_wire_open(*wire, size, &c, &sig) < 0 || !streq(sig, "ssha{ss}") ||
+            dbus_wire_read_string(&c, ret_id) < 0 || dbus_wire_read_string(&c, ret_scope) < 0 ||
+            dbus_wire_read_u32(&c, &handle) < 0 || dbus_wire_enter_array(&c, 8, &end) < 0)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "malformed arguments");
+        while (c.pos < end) {
+                if (dbus_wire_align(&c, 8) < 0 || dbus_wire_read_string(&c, &k) < 0 ||
+                    dbus_wire_read_string(&c, &v) < 0 || c.pos > end)
+                        return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "malformed arguments");
+                if ((r = bus_check_property(k, v, DOMAIN_MANAGER, error)) < 0)
+                        return r;
+                if (!strmap_get(props, k) && props->n >= LIMIT_METADATA_ENTRIES)
+                        return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "too many properties");
+                if ((r = strmap_set(props, k, v)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
 static int create_profile_common(sd_bus_message *msg, Manager *m, Client *c, bool with_fd, sd_bus_error *error) {
         const char *id, *scope_str;
         int fd = -1, r;
         _cleanup_(strmap_clear) StrMap props = { 0 };
         Scope scope;
 
-        bool props_unreadable = false;
+        _cleanup_free_ uint8_t *wire = NULL;
         r = sd_bus_message_read(msg, "ss", &id, &scope_str);
         if (r >= 0 && with_fd) {
                 r = sd_bus_message_read(msg, "h", &fd);
                 /* libcolord sends handle -1 without any fd for profiles that have no file.
-                 * sd-bus refuses to read (or skip) a handle that names no fd, and so cannot
-                 * reach the properties after it: the profile is made without them
-                 * (docs/compatibility.md). */
+                 * sd-bus refuses to read (or skip) such a handle, so the arguments come
+                 * from the message's wire form instead (bus-raw.h). */
                 if (r == -EBADMSG) {
-                        props_unreadable = true;
                         fd = -1;
-                        r = 0;
+                        r = read_args_from_wire(msg, &wire, &id, &scope_str, &props, error);
+                        if (r < 0)
+                                return r;
                 }
         }
         if (r < 0)
                 return r;
-        if (props_unreadable)
-                log_notice("CreateProfileWithFd(%s) from %s: handle without fd, properties ignored",
-                           id, strempty(sd_bus_message_get_sender(msg)));
-        else if ((r = bus_read_strmap(msg, &props, DOMAIN_MANAGER, error)) < 0)
+        if (!wire && (r = bus_read_strmap(msg, &props, DOMAIN_MANAGER, error)) < 0)
                 return r;
         if ((r = check_id("profile", id, error)) < 0)
                 return r;

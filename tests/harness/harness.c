@@ -360,6 +360,17 @@ static char **daemon_argv(Harness *h) {
                 r |= strv_extend(&argv, h->opts.no_profile_dir ? "" : h->profile_dir);
                 r |= strv_extend(&argv, colord);
         } else {
+                if (h->opts.daemon_passwd) {
+                        r |= strv_extend(&argv, "unshare");
+                        r |= strv_extend(&argv, "-m");
+                        r |= strv_extend(&argv, "--propagation");
+                        r |= strv_extend(&argv, "private");
+                        r |= strv_extend(&argv, "/bin/sh");
+                        r |= strv_extend(&argv, "-c");
+                        r |= strv_extend(&argv, "set -e; mount --bind \"$1\" /etc/passwd; shift; exec \"$@\"");
+                        r |= strv_extend(&argv, "sh");
+                        r |= strv_extend(&argv, h->opts.daemon_passwd);
+                }
                 r |= strv_extend(&argv, getenv("TINCTD"));
                 r |= strv_extend(&argv, "--state-dir");
                 r |= strv_extend(&argv, h->state_dir);
@@ -806,8 +817,13 @@ static char *call_for_path(sd_bus *bus, sd_bus_message *m, sd_bus_error *error, 
         if (r < 0)
                 return NULL;
         r = sd_bus_message_read(reply, "o", &path);
-        if (r < 0)
-                fatal("reply is not 'o': %s", strerror(-r));
+        if (r < 0) {
+                /* sd-bus refuses some replies (e.g. an overlong path from colord) */
+                sd_bus_error_setf(error, "org.tinct.Harness.BadReply", "reply is not 'o': %s", strerror(-r));
+                if (ret_r)
+                        *ret_r = r;
+                return NULL;
+        }
         return xstrdup(path);
 }
 

@@ -49,6 +49,9 @@ typedef struct HarnessOptions {
         const char *const *extra_args; /* NULL-terminated extra daemon arguments */
         bool dummy_sensor;           /* --create-dummy-sensor */
         bool no_profile_dir;         /* tinctd: pass no --profile-dir at all (defaults) */
+        const char *daemon_passwd;   /* tinctd: bind-mount this file over /etc/passwd for the
+                                      * daemon only (private mount namespace), e.g. to make a
+                                      * uid the bus daemon accepts unknown to the daemon */
 } HarnessOptions;
 
 typedef struct Harness Harness;
