@@ -452,7 +452,7 @@ static int verify_lookups(sd_bus *bus, const Fixture *fx) {
 static int measure_latency(sd_bus *bus, const Fixture *fx, CallKind kind, const Options *o, Stats *ret) {
         Samples s = {};
         uint64_t rng = 0x2545f4914f6cdd1dULL ^ (uint64_t) kind;
-        uint64_t t, warm_end, end;
+        uint64_t t, warm_end, end, hard_end;
         int r;
 
         t = now_nsec();
@@ -462,10 +462,14 @@ static int measure_latency(sd_bus *bus, const Fixture *fx, CallKind kind, const 
                 if (r < 0)
                         return r;
         }
-        end = now_nsec() + (uint64_t) (o->duration * NSEC_PER_SEC);
+        t = now_nsec();
+        end = t + (uint64_t) (o->duration * NSEC_PER_SEC);
+        /* --min-samples may stretch the measurement, but never beyond 5 durations: a call
+         * that takes milliseconds (GetDevices of 10 000 devices) gets fewer samples. */
+        hard_end = t + (uint64_t) (5 * o->duration * NSEC_PER_SEC);
         for (;;) {
                 uint64_t t0 = now_nsec();
-                if (s.n >= o->max_samples || (t0 >= end && s.n >= o->min_samples))
+                if (s.n >= o->max_samples || (t0 >= end && s.n >= o->min_samples) || t0 >= hard_end)
                         break;
                 r = do_call(bus, fx, kind, &rng, NULL);
                 if (r < 0)
@@ -990,7 +994,7 @@ int main(int argc, char **argv) {
                         goto finish;
 
                 for (CallKind k = 0; o.latency && k < _CALL_MAX; k++) {
-                        Stats st;
+                        Stats st = {};
                         char key[64];
 
                         if (!o.calls[k])
@@ -1007,8 +1011,8 @@ int main(int argc, char **argv) {
                         continue;
                 for (size_t ci = 0; ci < o.n_clients; ci++)
                         for (CallKind k = 0; k < _CALL_MAX; k++) {
-                                Stats st;
-                                double cps;
+                                Stats st = {};
+                                double cps = 0;
                                 char key[64];
 
                                 if (!o.calls[k])

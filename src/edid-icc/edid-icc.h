@@ -2,16 +2,16 @@
  * GNOME make EDID profiles: description "Vendor Model", device manufacturer/model tags, and a
  * 'meta' dictionary with EDID_md5, EDID_manufacturer, EDID_model, EDID_serial, EDID_mnft,
  * DATA_source=edid, MAPPING_device_id (xrandr-<vendor>-<model>-<serial>, spec §9.4), EDID_gamma
- * and the primaries (spec §4.6). Used by `tinct edid-profile`, and by the daemon/session later.
+ * and the primaries (spec §4.6). Also the display's device id and the PNP vendor-name lookup,
+ * so the daemon, the session helper and `tinct edid-profile` all name a monitor the same way.
  *
  * It is the one place that knows both src/edid and src/icc; keeping it here lets neither of
- * those libraries depend on the other. Header-only for now (it is small and has one caller);
- * when the second caller arrives, it becomes src/edid-icc/edid-icc.c plus a static library
- * declared after src/icc in the root meson.build.
+ * those libraries depend on the other. A static library (edid_icc_dep).
  *
  * Choices, documented because other tools differ:
- *  - vendor: the PNP vendor name when the caller has a PNP table (hwdata's pnp.ids), else the
- *    3-letter PNP id; either goes through names_vendor_quirk() (spec Appendix A).
+ *  - vendor: the PNP vendor name when the caller has a PNP table (hwdata's pnp.ids, see
+ *    edid_icc_pnp_vendor_name()), else the 3-letter PNP id; either goes through
+ *    names_vendor_quirk() (spec Appendix A).
  *  - model: the product name descriptor, trailing spaces trimmed; empty without one.
  *  - serial: the serial number descriptor, trimmed; else the numeric serial (bytes 12-15) in
  *    decimal when non-zero; else empty.
@@ -19,21 +19,20 @@
  *    decode) 2.2 is used and EDID_gamma is not written, so nobody mistakes it for measured.
  *  - luminance: EDIDs do not state an SDR white luminance (CTA HDR values describe desired
  *    content, not the white), so no 'lumi' tag is written.
- * Not here: parsing, profile building, files. */
+ * Not here: EDID parsing, profile building, writing files. The only I/O is reading the PNP
+ * table a caller names. */
 #pragma once
 
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stddef.h>
 
 #include "edid.h"
 #include "icc-create.h"
 #include "macro.h"
-#include "names.h"
 
 #define EDID_ICC_FALLBACK_GAMMA 2.2
 #define EDID_ICC_COPYRIGHT "This profile is free of known copyright restrictions."
+/* Where Debian's hwdata package puts the PNP id table (also read by GNOME and colord). */
+#define EDID_ICC_PNP_IDS_PATH "/usr/share/hwdata/pnp.ids"
 
 /* Every key edid_icc_params_init() may write. */
 #define EDID_ICC_MAX_METADATA 19
@@ -45,105 +44,29 @@ typedef struct EdidIccParams {
         const char *metadata[2 * EDID_ICC_MAX_METADATA + 1];
 } EdidIccParams;
 
-static inline void edid_icc_params_done(EdidIccParams *p) {
-        free(p->vendor);
-        free(p->model);
-        free(p->serial);
-        free(p->description);
-        free(p->device_id);
-        *p = (EdidIccParams) {};
-}
-
-static inline char *edid_icc_strdup_trimmed(const char *s) {
-        size_t n = strlen(s);
-        while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-                n--;
-        return strndup(s, n);
-}
-
 /* Fills *p from e. vendor_name is the PNP table's name for e->manufacturer, or NULL.
  * cmf_binary names the program writing the profile (CMF_binary). Returns 0 or -ENOMEM; the
  * plausibility of the colorimetry is icc_display_params_check()'s business. Call
- * edid_icc_params_done() afterwards in either case. */
-static inline int edid_icc_params_init(EdidIccParams *p, const Edid *e, const char *vendor_name,
-                                       const char *cmf_binary) {
-        size_t n = 0;
+ * edid_icc_params_done() afterwards in either case. p->device_id is the id of spec §9.4
+ * with empty parts left out; it is plain "xrandr" when vendor, model and serial are all
+ * empty (see edid_icc_display_id() for the connector fallback). */
+int edid_icc_params_init(EdidIccParams *p, const Edid *e, const char *vendor_name, const char *cmf_binary);
+void edid_icc_params_done(EdidIccParams *p);
 
-        *p = (EdidIccParams) {};
-        p->vendor = names_vendor_quirk(!isempty(vendor_name) ? vendor_name : e->manufacturer);
-        p->model = edid_icc_strdup_trimmed(e->has_model_name ? e->model_name : "");
-        if (e->has_serial_string && !isempty(e->serial_string))
-                p->serial = edid_icc_strdup_trimmed(e->serial_string);
-        else if (e->serial_number == 0)
-                p->serial = strdup("");
-        else if (asprintf(&p->serial, "%u", e->serial_number) < 0)
-                p->serial = NULL;
-        if (!p->vendor || !p->model || !p->serial)
-                return -ENOMEM;
+/* The display's device id (spec §9.4): p->device_id, or "xrandr-<connector>" when the EDID
+ * gave no vendor, model or serial text. Returns a new string or NULL (out of memory). */
+char *edid_icc_display_id(const EdidIccParams *p, const char *connector);
 
-        /* "Vendor Model", or whichever of the two exists. */
-        if (asprintf(&p->description, "%s%s%s", p->vendor,
-                     !isempty(p->vendor) && !isempty(p->model) ? " " : "", p->model) < 0) {
-                p->description = NULL;
-                return -ENOMEM;
-        }
+/* Looks the 3-letter PNP id up in a pnp.ids table ("ABC<TAB>Name" lines, as hwdata ships
+ * it). Returns 0 with a new string, -ENOENT when the id is not listed, or the error of
+ * opening the file (-ENOENT too when it does not exist). */
+int edid_icc_pnp_vendor_name(const char *pnp_ids_path, const char *pnp_id, char **ret);
 
-        /* Spec §9.4: xrandr[-{vendor}][-{model}][-{serial}], empty parts left out. */
-        if (asprintf(&p->device_id, "xrandr%s%s%s%s%s%s",
-                     isempty(p->vendor) ? "" : "-", p->vendor,
-                     isempty(p->model) ? "" : "-", p->model,
-                     isempty(p->serial) ? "" : "-", p->serial) < 0) {
-                p->device_id = NULL;
-                return -ENOMEM;
-        }
-
-        const EdidXY *xy[] = { &e->red, &e->green, &e->blue, &e->white };
-        double gamma = e->gamma_in_extension ? EDID_ICC_FALLBACK_GAMMA : e->gamma;
-
-        /* Numbers printed in the C locale (neither tinct nor the daemon calls setlocale()). */
-        snprintf(p->numbers[0], sizeof p->numbers[0], "%.2f", gamma);
-        for (size_t i = 0; i < 4; i++) {
-                snprintf(p->numbers[1 + 2 * i], sizeof p->numbers[0], "%.6f", xy[i]->x);
-                snprintf(p->numbers[2 + 2 * i], sizeof p->numbers[0], "%.6f", xy[i]->y);
-        }
-
-#define EDID_ICC_KV(k, v) do { p->metadata[n++] = (k); p->metadata[n++] = (v); } while (0)
-        EDID_ICC_KV("DATA_source", "edid");
-        EDID_ICC_KV("EDID_md5", e->md5);
-        EDID_ICC_KV("EDID_mnft", e->manufacturer);
-        EDID_ICC_KV("EDID_manufacturer", p->vendor);
-        EDID_ICC_KV("EDID_model", p->model);     /* empty values are skipped by icc-create */
-        EDID_ICC_KV("EDID_serial", p->serial);
-        EDID_ICC_KV("MAPPING_device_id", p->device_id);
-        if (!e->gamma_in_extension)
-                EDID_ICC_KV("EDID_gamma", p->numbers[0]);
-        EDID_ICC_KV("EDID_red_x", p->numbers[1]);
-        EDID_ICC_KV("EDID_red_y", p->numbers[2]);
-        EDID_ICC_KV("EDID_green_x", p->numbers[3]);
-        EDID_ICC_KV("EDID_green_y", p->numbers[4]);
-        EDID_ICC_KV("EDID_blue_x", p->numbers[5]);
-        EDID_ICC_KV("EDID_blue_y", p->numbers[6]);
-        EDID_ICC_KV("EDID_white_x", p->numbers[7]);
-        EDID_ICC_KV("EDID_white_y", p->numbers[8]);
-        EDID_ICC_KV("CMF_product", "tinct");
-        EDID_ICC_KV("CMF_binary", !isempty(cmf_binary) ? cmf_binary : "tinct");
-#ifdef TINCT_VERSION
-        EDID_ICC_KV("CMF_version", TINCT_VERSION);
+/* Transitional: callers that include this header without linking edid_icc_dep (tools/ and
+ * src/icc/test-icc-create.c, until their meson.build lines name edid_icc_dep) get the
+ * definitions compiled into their one including file. edid_icc_dep defines
+ * EDID_ICC_LIBRARY, so the daemon and anything linking the library only see declarations.
+ * Remove this block once every caller links edid_icc_dep. */
+#ifndef EDID_ICC_LIBRARY
+#include "edid-icc.c"
 #endif
-#undef EDID_ICC_KV
-        p->metadata[n] = NULL;
-
-        p->params = (IccDisplayParams) {
-                .red = { e->red.x, e->red.y },
-                .green = { e->green.x, e->green.y },
-                .blue = { e->blue.x, e->blue.y },
-                .white = { e->white.x, e->white.y },
-                .gamma = gamma,
-                .description = p->description,
-                .manufacturer = p->vendor,
-                .model = isempty(p->model) ? NULL : p->model,
-                .copyright = EDID_ICC_COPYRIGHT,
-                .metadata = p->metadata,
-        };
-        return 0;
-}

@@ -1160,6 +1160,16 @@ def _nobody_scenario(mode):
                                                       {"Kind": "display"}, None).get_object_path())
     rec("create_profile", lambda: c.create_profile_sync("compat-nobody-prof", TEMP,
                                                         {"Qualifier": "RGB.."}, None).get_object_path())
+    own_p = own_d = None
+    try:
+        own_p = c.find_profile_sync("compat-nobody-prof", None)
+        own_p.connect_sync(None)
+        own_d = c.find_device_sync("compat-nobody-dev", None)
+        own_d.connect_sync(None)
+    except GLib.Error:
+        pass
+    if own_p:
+        rec("own_profile_set_property", lambda: own_p.set_property_sync("License", "CC0", None))
     d = Colord.Device.new_with_object_path(compat.device_path("compat-root-dev"))
     d.connect_sync(None)
     p = Colord.Profile.new_with_object_path(compat.profile_path("compat-root-prof"))
@@ -1177,6 +1187,8 @@ def _nobody_scenario(mode):
     s.connect_sync(None)
     rec("sensor_lock", lambda: s.lock_sync(None))
     rec("delete_device", lambda: c.delete_device_sync(d, None))
+    if own_d:
+        rec("own_delete_device", lambda: c.delete_device_sync(own_d, None))
     print("RESULT " + json.dumps(out), flush=True)
 
 
@@ -1205,8 +1217,8 @@ def nobody_allowed():
         check_eq(res["create_profile"], ["ok", compat.profile_path("compat-nobody-prof", 65534, "nobody")],
                  "CreateProfile as nobody: path with _nobody_65534")
         for k in ("get_devices", "find_root_device", "find_root_profile", "find_sensor", "lookup", "set_model", "add_profile",
-                  "make_default", "set_enabled", "inhibit", "profile_set_property", "sensor_lock",
-                  "delete_device"):
+                  "make_default", "set_enabled", "inhibit", "own_profile_set_property", "sensor_lock",
+                  "own_delete_device"):
             check_eq(res[k][0], "ok", "%s as nobody with polkit allowing" % k)
         reqs = env.polkit_requests()
         acts = {r["action"] for r in reqs}
@@ -1214,6 +1226,21 @@ def nobody_allowed():
         for a in ("create-device", "create-profile", "modify-device", "modify-profile",
                   "device-inhibit", "sensor-lock", "delete-device"):
             check("org.freedesktop.color-manager." + a in acts, "polkit asked for %s" % a)
+
+
+@test(colord_bug="16.22")
+def nobody_cannot_touch_others_objects():
+    """uid 65534, even with polkit allowing, may not delete root's device nor change root's
+    profile (other than its own per-user Title): docs/compatibility.md, row 18"""
+    with lc_env(polkit="allow") as env:
+        c, d, res = _run_nobody(env, "allow")
+        check_eq(res["delete_device"][:2], ["cd_client_error", int(Colord.ClientError.FAILED_TO_AUTHENTICATE)],
+                 "DeleteDevice of root's device as nobody")
+        check_eq(res["profile_set_property"][0], "cd_profile_error", "Profile.SetProperty(License) of root's profile")
+        check("FailedToAuthenticate" in res["profile_set_property"][2] or "another user" in res["profile_set_property"][2],
+              "... refused as not authorised: %s" % res["profile_set_property"][2])
+        check_eq(paths(c.get_devices_sync(None)).count(compat.device_path("compat-root-dev")), 1,
+                 "root's device still there")
 
 
 @test
