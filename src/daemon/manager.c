@@ -10,6 +10,7 @@
 
 #include "daemon-dbus.h"
 #include "device.h"
+#include "display.h"
 #include "log.h"
 #include "names.h"
 #include "profile-scan.h"
@@ -136,6 +137,7 @@ Manager *manager_free(Manager *m) {
                 free(v);
         hashmap_free(m->owner_suffixes);
         profile_watch_free(m->profile_watch);
+        display_watch_free(m->display_watch);
         hashmap_free(m->devices_by_path);
         hashmap_free(m->devices_by_id);
         hashmap_free(m->profiles_by_path);
@@ -228,7 +230,12 @@ Device *manager_find_device_by_id(Manager *m, const char *id, uid_t uid) {
         Device *d = path ? hashmap_get(m->devices_by_path, path) : NULL;
         if (d && streq(d->id, id))
                 return d;
-        return hashmap_get(m->devices_by_id, id);
+        d = hashmap_get(m->devices_by_id, id);
+        if (d)
+                return d;
+        /* Identical monitors: the plain id names the first of the daemon's twins (display.h). */
+        const char *real = display_alias_target(m, id);
+        return real ? hashmap_get(m->devices_by_id, real) : NULL;
 }
 
 Device *manager_find_device_by_path(Manager *m, const char *path) {
@@ -345,6 +352,7 @@ void manager_remove_device(Manager *m, Device *d) {
         list_unlink(&m->devices, &d->link);
         manager_account_object(m, d->owner, -1);
         manager_emit_path_signal(m, "DeviceRemoved", d->path);
+        display_device_removed(m, d);
         device_free(d);
 }
 
@@ -418,5 +426,6 @@ void manager_client_vanished(Manager *m, const char *name) {
                         manager_remove_profile(m, p);
         Sensor *s;
         LIST_FOREACH(&m->sensors, s, Sensor, link)
-                sensor_client_vanished(s, name);
+                if (sensor_client_vanished(s, name))
+                        sensor_emit_properties(s, "Locked", NULL);
 }

@@ -78,6 +78,7 @@ typedef struct Manager {
         unsigned pending_auth;
 
         struct ProfileWatch *profile_watch;
+        struct DisplayWatch *display_watch; /* display.c; NULL with --no-udev */
 
         char *system_vendor;
         char *system_model;

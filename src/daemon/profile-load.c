@@ -68,11 +68,13 @@ static int parse_into(Profile *p, uint8_t *data, size_t size, sd_bus_error *erro
         return 0;
 }
 
+/* colord answers every read failure with Profile.FailedToRead, and clients expect that name. */
 static int read_error(int r, const char *what, sd_bus_error *error) {
         if (r == -EBADFD)
-                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_FILE_INVALID, "%s is not a regular file", what);
+                return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_FAILED_TO_READ, "failed to read %s: not a regular file", what);
         if (r == -EFBIG)
-                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_FILE_INVALID, "%s is too large for a profile", what);
+                return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_FAILED_TO_READ, "failed to read %s: larger than %u bytes",
+                                     what, LIMIT_PROFILE_SIZE);
         return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_FAILED_TO_READ, "failed to read %s: %s", what, strerror(-r));
 }
 

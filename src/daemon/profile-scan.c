@@ -150,7 +150,8 @@ static void walk_dir(Manager *m, const char *dir, int depth, FileList *into) {
                         break;
         closedir(d);
         /* Sorted, so which of two identical files wins does not depend on the filesystem. */
-        qsort(names, strv_length(names), sizeof(char *), compare_names);
+        if (names)
+                qsort(names, strv_length(names), sizeof(char *), compare_names);
 
         STRV_FOREACH(n, names) {
                 _cleanup_free_ char *path = NULL;

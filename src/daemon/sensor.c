@@ -45,11 +45,12 @@ Sensor *sensor_free(Sensor *s) {
         return NULL;
 }
 
-void sensor_client_vanished(Sensor *s, const char *name) {
+bool sensor_client_vanished(Sensor *s, const char *name) {
         if (!s->locked || !streq_ptr(s->lock_holder, name))
-                return;
+                return false;
         s->locked = false;
         s->lock_holder = mfree(s->lock_holder);
+        return true;
 }
 
 static double srgb_to_linear(double v) {

@@ -28,7 +28,8 @@ struct Sensor {
 
 int sensor_new_dummy(Manager *m, Sensor **ret);
 Sensor *sensor_free(Sensor *s);
-void sensor_client_vanished(Sensor *s, const char *name);
+/* Drops the lock of a client that left; true when it held it. */
+bool sensor_client_vanished(Sensor *s, const char *name);
 
 /* sRGB (0..1) to XYZ relative to a D50 PCS: the sRGB curve, then the Bradford-adapted
  * sRGB→XYZ(D50) matrix, which is what an lcms relative-colorimetric transform gives. */

@@ -8,6 +8,7 @@
 
 #include "daemon-dbus.h"
 #include "device.h"
+#include "display.h"
 #include "log.h"
 #include "names.h"
 #include "profile-scan.h"
@@ -93,6 +94,7 @@ int manager_startup(Manager *m) {
         read_system_identity(m);
         profile_scan_all(m);
         restore_disk_devices(m);
+        (void) display_discovery_start(m); /* after disk devices: a stored id wins its path */
         if (m->config.create_dummy_sensor) {
                 Sensor *s;
                 int r = sensor_new_dummy(m, &s);

@@ -1,0 +1,622 @@
+/* Display discovery (see display.h): reading the DRM connectors from sysfs, making the
+ * display devices and their EDID profiles, and the two watches (sd-device monitor for a real
+ * sysfs, inotify for a fake one). The naming and diff rules are in display-scan.c. */
+#include "display.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <systemd/sd-device.h>
+
+#include "daemon-dbus.h"
+#include "device.h"
+#include "display-scan.h"
+#include "edid-icc.h"
+#include "edid.h"
+#include "icc-create.h"
+#include "icc-info.h"
+#include "log.h"
+#include "md5.h"
+#include "profile-load.h"
+#include "profile.h"
+
+/* One plug makes several events (status, then edid; or a burst from the kernel): one rescan. */
+#define RESCAN_DELAY_USEC (50 * 1000ULL)
+#define EDID_MAX_SIZE (EDID_MAX_BLOCKS * EDID_BLOCK_SIZE)
+#define CMF_BINARY "tinctd"
+
+struct DisplayWatch {
+        Manager *manager;
+        char *drm_dir;          /* <root>/sys/class/drm */
+        char *pnp_ids;          /* <root>/usr/share/hwdata/pnp.ids */
+        char *edid_dir;         /* <state-dir>/edid */
+        DisplayList known;      /* connectors as last applied, with their devices */
+        Hashmap *aliases;       /* plain id → DisplayConnector in known (identical monitors) */
+        char **profiles;        /* ids of the EDID profiles this module registered */
+
+        sd_device_monitor *monitor;
+        int inotify_fd;
+        sd_event_source *io;
+        sd_event_source *timer;
+};
+
+DisplayWatch *display_watch_free(DisplayWatch *w) {
+        if (!w)
+                return NULL;
+        /* Devices and profiles belong to the manager, which frees them itself. */
+        sd_device_monitor_unref(w->monitor);
+        sd_event_source_disable_unref(w->io);
+        sd_event_source_disable_unref(w->timer);
+        closep(&w->inotify_fd);
+        hashmap_free(w->aliases);
+        display_list_clear(&w->known);
+        strv_free(w->profiles);
+        free(w->drm_dir);
+        free(w->pnp_ids);
+        free(w->edid_dir);
+        free(w);
+        return NULL;
+}
+
+const char *display_alias_target(Manager *m, const char *id) {
+        DisplayWatch *w = m->display_watch;
+        DisplayConnector *c = w && w->aliases ? hashmap_get(w->aliases, id) : NULL;
+        return c && c->device ? c->id : NULL;
+}
+
+void display_device_removed(Manager *m, Device *d) {
+        DisplayWatch *w = m->display_watch;
+        if (!w)
+                return;
+        for (size_t i = 0; i < w->known.n; i++)
+                if (w->known.items[i].device == d)
+                        w->known.items[i].device = NULL;
+}
+
+/* ---- reading sysfs ------------------------------------------------------------------- */
+
+static int read_small_file(const char *path, size_t max, uint8_t **ret, size_t *ret_size) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        _cleanup_free_ uint8_t *buf = malloc(max + 1);
+        size_t n = 0;
+        if (!buf)
+                return -ENOMEM;
+        /* sysfs attributes report size 0 (or 4096): read until EOF, refusing what is too big. */
+        for (;;) {
+                ssize_t k = read(fd, buf + n, max + 1 - n);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (k == 0)
+                        break;
+                n += (size_t) k;
+                if (n > max)
+                        return -EFBIG;
+        }
+        buf[n] = 0;
+        *ret = TAKE_PTR(buf);
+        *ret_size = n;
+        return 0;
+}
+
+static bool connector_connected(const char *dir) {
+        _cleanup_free_ char *path = NULL;
+        _cleanup_free_ uint8_t *status = NULL;
+        size_t n;
+        if (asprintf(&path, "%s/status", dir) < 0 || read_small_file(path, 64, &status, &n) < 0)
+                return false;
+        return strncmp((char *) status, "connected", 9) == 0 && (n == 9 || status[9] == '\n');
+}
+
+static char *vendor_name(DisplayWatch *w, const char *pnp_id) {
+        char *name = NULL;
+        int r = edid_icc_pnp_vendor_name(w->pnp_ids, pnp_id, &name);
+        if (r < 0 && r != -ENOENT)
+                log_debug_errno(r, "Cannot read %s: %m", w->pnp_ids);
+        return name;
+}
+
+/* Reads one connector; 0 with nothing added when it is not connected or has no usable EDID. */
+static int read_connector(DisplayWatch *w, const char *name, DisplayList *into) {
+        _cleanup_free_ char *xrandr = NULL, *dir = NULL, *path = NULL, *vendor = NULL, *plain = NULL;
+        _cleanup_free_ uint8_t *edid = NULL;
+        _cleanup_(edid_freep) Edid *e = NULL;
+        EdidIccParams params;
+        size_t size;
+        int r;
+
+        if (display_xrandr_name(name, &xrandr) < 0)
+                return 0;
+        if (asprintf(&dir, "%s/%s", w->drm_dir, name) < 0 || asprintf(&path, "%s/edid", dir) < 0)
+                return -ENOMEM;
+        if (!connector_connected(dir))
+                return 0;
+        r = read_small_file(path, EDID_MAX_SIZE, &edid, &size);
+        if (r < 0) {
+                log_full_errno(LOG_NOTICE, r, "%s: ignoring the display, cannot read its EDID: %m", name);
+                return 0;
+        }
+        if (size == 0) {
+                log_debug("%s: connected, but no EDID yet", name);
+                return 0;
+        }
+        r = edid_parse(edid, size, &e);
+        if (r < 0) {
+                log_notice("%s: ignoring the display, its EDID is not usable: %s", name, edid_strerror(r));
+                return 0;
+        }
+        vendor = vendor_name(w, e->manufacturer);
+        r = edid_icc_params_init(&params, e, vendor, CMF_BINARY);
+        if (r >= 0 && !(plain = edid_icc_display_id(&params, xrandr)))
+                r = -ENOMEM;
+        edid_icc_params_done(&params);
+        if (r < 0)
+                return r;
+        r = display_list_add(into, strdup(name), TAKE_PTR(xrandr), TAKE_PTR(plain), e->md5, TAKE_PTR(edid), size);
+        return r;
+}
+
+static int scan_connectors(DisplayWatch *w, DisplayList *ret) {
+        DisplayList l = {};
+        DIR *d = opendir(w->drm_dir);
+        if (!d) {
+                if (errno != ENOENT)
+                        log_warning_errno(errno, "Cannot read %s: %m", w->drm_dir);
+                *ret = l;
+                return 0;
+        }
+        struct dirent *de;
+        int r = 0;
+        while ((de = readdir(d)))
+                if (de->d_name[0] != '.' && (r = read_connector(w, de->d_name, &l)) < 0)
+                        break;
+        closedir(d);
+        if (r >= 0)
+                r = display_list_assign_ids(&l);
+        if (r < 0) {
+                display_list_clear(&l);
+                return r;
+        }
+        *ret = l;
+        return 0;
+}
+
+/* ---- the EDID profile ---------------------------------------------------------------- */
+
+/* Writes data to path unless the file already holds exactly these bytes; atomically (a
+ * temporary name in the same directory, fsync, rename), so a reader never sees half a file. */
+static int write_file_atomic(const char *path, const void *data, size_t size) {
+        _cleanup_free_ uint8_t *old = NULL;
+        size_t old_size;
+        _cleanup_close_ int ofd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (ofd >= 0 && read_regular_fd(ofd, &old, &old_size) >= 0 && old_size == size &&
+            memcmp(old, data, size) == 0)
+                return 0;
+
+        _cleanup_free_ char *tmp = NULL;
+        const char *slash = strrchr(path, '/');
+        if (asprintf(&tmp, "%.*s/.%s.XXXXXX", (int) (slash - path), path, slash + 1) < 0)
+                return -ENOMEM;
+        _cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        const uint8_t *p = data;
+        size_t left = size;
+        int r = 0;
+        while (left > 0) {
+                ssize_t k = write(fd, p, left);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        r = -errno;
+                        break;
+                }
+                p += k;
+                left -= (size_t) k;
+        }
+        if (r >= 0 && fchmod(fd, 0644) < 0)
+                r = -errno;
+        if (r >= 0 && fsync(fd) < 0)
+                r = -errno;
+        if (r >= 0 && rename(tmp, path) < 0)
+                r = -errno;
+        if (r < 0)
+                (void) unlink(tmp);
+        return r;
+}
+
+static bool is_own_profile(DisplayWatch *w, const Profile *p) {
+        size_t n = strlen(w->edid_dir);
+        return p->owner == 0 && p->filename && strncmp(p->filename, w->edid_dir, n) == 0 && p->filename[n] == '/';
+}
+
+/* Generates, stores and registers the profile for one EDID. Returns the profile, or NULL
+ * when there is none (refused colorimetry, I/O trouble: logged). */
+static Profile *edid_profile(DisplayWatch *w, const DisplayConnector *c, const EdidIccParams *params) {
+        Manager *m = w->manager;
+        _cleanup_free_ void *data = NULL;
+        _cleanup_free_ char *path = NULL, *why = NULL, *id = NULL;
+        _cleanup_(icc_info_freep) IccInfo *info = NULL;
+        const char *reason = NULL;
+        size_t size;
+
+        int r = icc_create_display_profile(&params->params, &data, &size, &reason);
+        if (r < 0) {
+                log_notice("%s (%s): no EDID profile: %s", c->xrandr_name, c->id, strempty(reason));
+                return NULL;
+        }
+        if (mkdir(w->edid_dir, 0755) < 0 && errno != EEXIST) {
+                log_warning_errno(errno, "Cannot create %s: %m", w->edid_dir);
+                return NULL;
+        }
+        if (asprintf(&path, "%s/edid-%s.icc", w->edid_dir, c->md5) < 0)
+                return NULL;
+        r = write_file_atomic(path, data, size);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot write %s: %m", path);
+                return NULL;
+        }
+        r = icc_info_parse(data, size, &info, &why);
+        if (r < 0) {
+                log_warning("%s: generated profile does not read back: %s", path, strempty(why));
+                return NULL;
+        }
+        if (asprintf(&id, "icc-%s", info->checksum) < 0)
+                return NULL;
+
+        /* The same EDID on two connectors, or the same bytes found elsewhere: one object. */
+        Profile *p = manager_find_profile_by_id(m, id);
+        if (p)
+                return p;
+
+        _cleanup_(profile_freep) Profile *n = NULL;
+        if (profile_new(m, id, 0, SCOPE_NORMAL, &n) < 0)
+                return NULL;
+        n->is_system_wide = true;
+        if ((r = free_and_strdup(&n->filename, path)) < 0 || (r = profile_apply_icc(n, info)) < 0 ||
+            (r = strmap_set(&n->metadata, "FILE_checksum", info->checksum)) < 0 ||
+            (r = strv_extend(&w->profiles, id)) < 0) {
+                log_warning_errno(r, "Cannot register %s: %m", path);
+                return NULL;
+        }
+        n->data = TAKE_PTR(data);
+        n->size = size;
+        r = manager_add_profile(m, n, false);
+        if (r < 0) {
+                strv_remove(w->profiles, id);
+                log_warning_errno(r, "Cannot register %s: %m", path);
+                return NULL;
+        }
+        log_debug("%s: EDID profile %s (%s)", c->xrandr_name, id, path);
+        return TAKE_PTR(n);
+}
+
+/* Spec §5.5: hard mappings always win, so the EDID profile is only offered to a display
+ * whose stored hard mappings name no live profile, and never when the user removed this
+ * pair before (timestamp 0) or the profile has warnings (as for MAPPING_device_id). */
+static bool want_soft_edid(Manager *m, const char *device_id, const Profile *p) {
+        StoreMapping *maps = NULL;
+        size_t n = 0;
+        bool hard = false;
+        uint64_t ts;
+
+        if (!strv_isempty(p->warnings)) {
+                log_notice("%s: EDID profile %s not attached, it has warnings (%s, ...)", device_id, p->id, p->warnings[0]);
+                return false;
+        }
+        if (!m->store)
+                return true;
+        if (store_mapping_get(m->store, device_id, p->id, &ts) == 0 && ts == 0)
+                return false;
+        if (store_mapping_profiles_for_device(m->store, device_id, &maps, &n) >= 0) {
+                for (size_t i = 0; i < n && !hard; i++)
+                        hard = maps[i].timestamp > 0 && manager_find_profile_by_id(m, maps[i].id);
+                store_mappings_free(maps, n);
+        }
+        return !hard;
+}
+
+/* ---- devices --------------------------------------------------------------------------- */
+
+static int set_metadata_number(Device *d, const char *key, const EdidLuminance *l, int decimals) {
+        char buf[64];
+        if (!l->present || !(l->cd_m2 > 0))
+                return 0;
+        snprintf(buf, sizeof buf, "%.*f", decimals, l->cd_m2);
+        return device_set_property(d, key, buf, NULL);
+}
+
+/* Our own capability keys (docs/compatibility.md, "Display devices found by the daemon"). */
+static int set_hdr_metadata(Device *d, const Edid *e) {
+        static const char *const eotfs[] = { "sdr", "hdr", "pq", "hlg" };
+        char buf[256];
+        int r;
+
+        if (e->cta.has_hdr_static_metadata) {
+                buf[0] = 0;
+                for (unsigned i = 0; i < ELEMENTSOF(eotfs); i++)
+                        if (e->cta.eotfs & (1u << i))
+                                snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", buf[0] ? "," : "", eotfs[i]);
+                if ((r = device_set_property(d, "TINCT_hdr_eotfs", buf, NULL)) < 0 ||
+                    (r = set_metadata_number(d, "TINCT_max_luminance", &e->cta.max_luminance, 2)) < 0 ||
+                    (r = set_metadata_number(d, "TINCT_max_frame_avg_luminance", &e->cta.max_frame_avg_luminance, 2)) < 0)
+                        return r;
+                if (e->cta.max_luminance.present && e->cta.min_luminance.present &&
+                    (r = set_metadata_number(d, "TINCT_min_luminance", &e->cta.min_luminance, 4)) < 0)
+                        return r;
+        }
+        if (e->cta.has_colorimetry) {
+                buf[0] = 0;
+                for (unsigned i = 0; i < 16; i++) {
+                        const char *name = edid_colorimetry_name(i);
+                        if (!(e->cta.colorimetry & (1u << i)) || !name || strncmp(name, "Reserved", 8) == 0)
+                                continue;
+                        size_t at = strlen(buf);
+                        snprintf(buf + at, sizeof buf - at, "%s%s", at ? "," : "", name);
+                        for (char *s = buf + at; *s; s++)
+                                *s = (char) tolower((unsigned char) *s);
+                }
+                if (buf[0] && (r = device_set_property(d, "TINCT_colorimetry", buf, NULL)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int add_display(DisplayWatch *w, DisplayConnector *c) {
+        Manager *m = w->manager;
+        _cleanup_(edid_freep) Edid *e = NULL;
+        _cleanup_free_ char *vendor = NULL, *path = NULL;
+        _cleanup_(device_freep) Device *d = NULL;
+        EdidIccParams params;
+        int r;
+
+        r = edid_parse(c->edid, c->edid_size, &e);
+        if (r < 0)
+                return r;
+        path = manager_object_path(m, DEVICE_PATH_PREFIX, c->id, 0);
+        if (!path)
+                return -ENOMEM;
+        Device *other = manager_find_device_by_path(m, path);
+        if (other) {
+                /* A root client or a stored disk device got there first; leave it alone. */
+                log_notice("%s: device %s already exists (scope %s), not adding the display", c->xrandr_name,
+                           c->id, scope_to_string(other->scope));
+                return 0;
+        }
+
+        vendor = vendor_name(w, e->manufacturer);
+        r = edid_icc_params_init(&params, e, vendor, CMF_BINARY);
+        if (r < 0) {
+                edid_icc_params_done(&params);
+                return r;
+        }
+        Profile *p = edid_profile(w, c, &params);
+        if (p && (r = free_and_strdup(&c->profile_id, p->id)) < 0)
+                goto finish;
+
+        r = device_new(m, c->id, 0, SCOPE_NORMAL, &d);
+        if (r < 0)
+                goto finish;
+        /* Kind first: the model clean-up depends on it (spec §3.3). */
+        if ((r = device_set_property(d, "Kind", "display", NULL)) < 0 ||
+            (r = device_set_property(d, "Mode", "physical", NULL)) < 0 ||
+            (r = device_set_property(d, "Colorspace", "rgb", NULL)) < 0 ||
+            (r = device_set_property(d, "Seat", "seat0", NULL)) < 0 ||
+            (r = device_set_property(d, "Vendor", params.vendor, NULL)) < 0 ||
+            (r = device_set_property(d, "Model", params.model, NULL)) < 0 ||
+            (r = device_set_property(d, "Serial", params.serial, NULL)) < 0 ||
+            (r = device_set_property(d, "XRANDR_name", c->xrandr_name, NULL)) < 0 ||
+            (r = device_set_property(d, "OutputEdidMd5", c->md5, NULL)) < 0 ||
+            (r = device_set_property(d, "TINCT_connector", c->sysfs_name, NULL)) < 0 ||
+            (display_is_embedded(c->xrandr_name) && (r = device_set_property(d, "Embedded", "", NULL)) < 0) ||
+            (r = set_hdr_metadata(d, e)) < 0)
+                goto finish;
+        bool enabled;
+        if (m->store && store_device_get_enabled(m->store, c->id, &enabled) >= 0)
+                d->enabled = enabled;
+        if (p && want_soft_edid(m, c->id, p) && (r = device_add_profile(d, p, false, now_usec())) < 0)
+                goto finish;
+        r = manager_add_device(m, d);
+        if (r < 0)
+                goto finish;
+        c->device = TAKE_PTR(d);
+        log_info("Display %s: %s%s%s", c->xrandr_name, c->id, p ? ", EDID profile " : "", p ? p->id : "");
+finish:
+        edid_icc_params_done(&params);
+        return r;
+}
+
+static void remove_display(DisplayWatch *w, DisplayConnector *c) {
+        if (!c->device)
+                return;
+        log_info("Display %s: %s removed", c->xrandr_name, c->id);
+        manager_remove_device(w->manager, c->device); /* display_device_removed() clears it */
+}
+
+/* EDID profiles no current display uses and no device holds any more (a session's device
+ * may still list one until it goes). The file stays, so a replug reuses it. */
+static void collect_profiles(DisplayWatch *w) {
+        Manager *m = w->manager;
+        for (size_t i = 0; w->profiles && w->profiles[i];) {
+                /* A copy: strv_remove() frees the entry it compares with. */
+                char id[strlen(w->profiles[i]) + 1];
+                strcpy(id, w->profiles[i]);
+                Profile *p = manager_find_profile_by_id(m, id);
+                bool keep = p && is_own_profile(w, p) && p->n_holders > 0;
+                for (size_t j = 0; p && !keep && j < w->known.n; j++)
+                        keep = streq_ptr(w->known.items[j].profile_id, id);
+                if (keep) {
+                        i++;
+                        continue;
+                }
+                if (p && is_own_profile(w, p)) {
+                        log_debug("Dropping EDID profile %s", id);
+                        manager_remove_profile(m, p);
+                }
+                strv_remove(w->profiles, id);
+        }
+}
+
+static int rebuild_aliases(DisplayWatch *w) {
+        hashmap_free(w->aliases);
+        w->aliases = hashmap_new();
+        if (!w->aliases)
+                return -ENOMEM;
+        for (size_t i = 0; i < w->known.n; i++) {
+                DisplayConnector *c = &w->known.items[i];
+                if (c->alias && hashmap_put(w->aliases, c->plain_id, c) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+static void apply_change(DisplayChange change, DisplayConnector *before, DisplayConnector *after, void *userdata) {
+        DisplayWatch *w = userdata;
+        int r;
+
+        switch (change) {
+        case DISPLAY_SAME:
+                after->device = TAKE_PTR(before->device);
+                after->profile_id = TAKE_PTR(before->profile_id);
+                return;
+        case DISPLAY_CHANGED:
+        case DISPLAY_REMOVED:
+                remove_display(w, before);
+                if (change == DISPLAY_REMOVED)
+                        return;
+                __attribute__((fallthrough));
+        case DISPLAY_ADDED:
+                r = add_display(w, after);
+                if (r < 0)
+                        log_warning_errno(r, "Display %s: cannot add %s: %m", after->xrandr_name, after->id);
+                return;
+        }
+}
+
+static void rescan(DisplayWatch *w) {
+        DisplayList now;
+        int r = scan_connectors(w, &now);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot scan the display connectors: %m");
+                return;
+        }
+        /* The alias map points into the old list; nothing looks it up during the diff. */
+        w->aliases = hashmap_free(w->aliases);
+        display_list_diff(&w->known, &now, apply_change, w);
+        display_list_clear(&w->known);
+        w->known = now;
+        if (rebuild_aliases(w) < 0)
+                log_oom();
+        collect_profiles(w);
+}
+
+/* ---- watching ------------------------------------------------------------------------ */
+
+static void schedule_rescan(DisplayWatch *w) {
+        if (!w->timer || sd_event_source_get_enabled(w->timer, NULL) > 0)
+                return;
+        uint64_t now;
+        (void) sd_event_now(w->manager->event, CLOCK_MONOTONIC, &now);
+        (void) sd_event_source_set_time(w->timer, now + RESCAN_DELAY_USEC);
+        (void) sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
+}
+
+static int on_rescan_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        rescan(userdata);
+        return 0;
+}
+
+static int on_device_event(sd_device_monitor *monitor, sd_device *device, void *userdata) {
+        /* add, change (hotplug on a connector is a "change" of the card), remove: all mean "look again". */
+        schedule_rescan(userdata);
+        return 0;
+}
+
+static void watch_tree(DisplayWatch *w) {
+        const uint32_t mask = IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE |
+                              IN_ATTRIB | IN_ONLYDIR;
+        if (w->inotify_fd < 0)
+                return;
+        if (inotify_add_watch(w->inotify_fd, w->drm_dir, mask) < 0 && errno != ENOENT)
+                log_debug_errno(errno, "Cannot watch %s: %m", w->drm_dir);
+        DIR *d = opendir(w->drm_dir);
+        if (!d)
+                return;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                _cleanup_free_ char *path = NULL;
+                if (de->d_name[0] == '.' || asprintf(&path, "%s/%s", w->drm_dir, de->d_name) < 0)
+                        continue;
+                (void) inotify_add_watch(w->inotify_fd, path, mask);
+        }
+        closedir(d);
+}
+
+static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        DisplayWatch *w = userdata;
+        char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+        while (read(fd, buf, sizeof buf) > 0)
+                ;
+        watch_tree(w); /* a new connector directory needs its own watch */
+        schedule_rescan(w);
+        return 0;
+}
+
+static int watch_setup(DisplayWatch *w, bool fake_tree) {
+        Manager *m = w->manager;
+        int r = sd_event_add_time(m->event, &w->timer, CLOCK_MONOTONIC, UINT64_MAX, 0, on_rescan_timer, w);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(w->timer, SD_EVENT_OFF);
+        if (r < 0)
+                return r;
+        if (fake_tree) {
+                /* Tests rewrite status and edid files; sysfs itself sends no inotify events. */
+                w->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+                if (w->inotify_fd < 0)
+                        return -errno;
+                watch_tree(w);
+                return sd_event_add_io(m->event, &w->io, w->inotify_fd, EPOLLIN, on_inotify, w);
+        }
+        if ((r = sd_device_monitor_new(&w->monitor)) < 0 ||
+            (r = sd_device_monitor_filter_add_match_subsystem_devtype(w->monitor, "drm", NULL)) < 0 ||
+            (r = sd_device_monitor_attach_event(w->monitor, m->event)) < 0 ||
+            (r = sd_device_monitor_start(w->monitor, on_device_event, w)) < 0)
+                return r;
+        return 0;
+}
+
+int display_discovery_start(Manager *m) {
+        if (m->config.no_udev) {
+                log_debug("Display discovery disabled (--no-udev)");
+                return 0;
+        }
+        DisplayWatch *w = calloc(1, sizeof *w);
+        if (!w)
+                return log_oom();
+        m->display_watch = w;
+        w->manager = m;
+        w->inotify_fd = -1;
+        const char *root = strempty(m->config.sysfs_root);
+        if (asprintf(&w->drm_dir, "%s/sys/class/drm", root) < 0 ||
+            asprintf(&w->pnp_ids, "%s%s", root, EDID_ICC_PNP_IDS_PATH) < 0 ||
+            asprintf(&w->edid_dir, "%s/edid", m->config.state_dir) < 0)
+                return log_oom();
+
+        if (m->event) {
+                int r = watch_setup(w, !isempty(m->config.sysfs_root));
+                if (r < 0)
+                        log_warning_errno(r, "Display hotplug is not followed: %m");
+        }
+        rescan(w);
+        log_info("Found %zu displays", w->known.n);
+        return 0;
+}
