@@ -300,29 +300,24 @@ static Profile *edid_profile(DisplayWatch *w, const DisplayConnector *c, const E
         return TAKE_PTR(n);
 }
 
-/* Spec §5.5: hard mappings always win, so the EDID profile is only offered to a display
- * whose stored hard mappings name no live profile, and never when the user removed this
- * pair before (timestamp 0) or the profile has warnings (as for MAPPING_device_id). */
+/* The EDID profile is every display's soft fallback, on the rules of spec §5.5 B (which
+ * would attach it anyway, through its MAPPING_device_id, for every display whose id is the
+ * plain one): not when the user removed this pair before (timestamp 0), not when the profile
+ * has warnings. Hard mappings (restored by manager_add_device()) always sort before it, so
+ * the user's choice wins; and when that choice goes away (a session's temp profile), the
+ * display falls back to its EDID profile instead of having none. */
 static bool want_soft_edid(Manager *m, const char *device_id, const Profile *p) {
-        StoreMapping *maps = NULL;
-        size_t n = 0;
-        bool hard = false;
         uint64_t ts;
 
         if (!strv_isempty(p->warnings)) {
                 log_notice("%s: EDID profile %s not attached, it has warnings (%s, ...)", device_id, p->id, p->warnings[0]);
                 return false;
         }
-        if (!m->store)
-                return true;
-        if (store_mapping_get(m->store, device_id, p->id, &ts) == 0 && ts == 0)
+        if (m->store && store_mapping_get(m->store, device_id, p->id, &ts) == 0 && ts == 0) {
+                log_debug("%s: EDID profile %s was removed by the user before, not attached", device_id, p->id);
                 return false;
-        if (store_mapping_profiles_for_device(m->store, device_id, &maps, &n) >= 0) {
-                for (size_t i = 0; i < n && !hard; i++)
-                        hard = maps[i].timestamp > 0 && manager_find_profile_by_id(m, maps[i].id);
-                store_mappings_free(maps, n);
         }
-        return !hard;
+        return true;
 }
 
 /* ---- devices --------------------------------------------------------------------------- */

@@ -376,6 +376,25 @@ int manager_add_profile(Manager *m, Profile *p, bool auto_add) {
         return 0;
 }
 
+static void unindex_filename(Manager *m, Profile *p) {
+        if (!p->filename || !hashmap_remove_value(m->profiles_by_filename, p->filename, p))
+                return;
+        Profile *o;
+        LIST_FOREACH(&m->profiles, o, Profile, link)
+                if (o != p && streq_ptr(o->filename, p->filename)) {
+                        (void) hashmap_put(m->profiles_by_filename, o->filename, o);
+                        break;
+                }
+}
+
+int manager_profile_set_filename(Manager *m, Profile *p, const char *filename) {
+        unindex_filename(m, p);
+        int r = free_and_strdup(&p->filename, filename);
+        if (r >= 0 && !hashmap_get(m->profiles_by_filename, p->filename))
+                r = hashmap_put(m->profiles_by_filename, p->filename, p);
+        return r;
+}
+
 void manager_remove_profile(Manager *m, Profile *p) {
         while (p->n_holders > 0) {
                 Device *d = p->holders[p->n_holders - 1];
@@ -385,14 +404,7 @@ void manager_remove_profile(Manager *m, Profile *p) {
         }
         hashmap_remove_value(m->profiles_by_path, p->path, p);
         hashmap_remove_value(m->profiles_by_id, p->id, p);
-        if (p->filename && hashmap_remove_value(m->profiles_by_filename, p->filename, p)) {
-                Profile *o;
-                LIST_FOREACH(&m->profiles, o, Profile, link)
-                        if (o != p && streq_ptr(o->filename, p->filename)) {
-                                (void) hashmap_put(m->profiles_by_filename, o->filename, o);
-                                break;
-                        }
-        }
+        unindex_filename(m, p);
         list_unlink(&m->profiles, &p->link);
         if (p->owner != 0)
                 manager_account_object(m, p->owner, -1);

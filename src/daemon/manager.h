@@ -109,6 +109,8 @@ void manager_remove_device(Manager *m, Device *d); /* emits DeviceRemoved, frees
 /* auto_add: run automatic assignment (client-created profiles only, spec §5.5). */
 int manager_add_profile(Manager *m, Profile *p, bool auto_add);
 void manager_remove_profile(Manager *m, Profile *p); /* detaches from devices, emits, frees */
+/* A discovered profile's file moved: keeps the filename index right. */
+int manager_profile_set_filename(Manager *m, Profile *p, const char *filename);
 
 /* Client left the bus: drop its temp objects, inhibitors and sensor locks. */
 void manager_client_vanished(Manager *m, const char *name);

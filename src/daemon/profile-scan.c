@@ -13,6 +13,7 @@
 #include "icc-info.h"
 #include "log.h"
 #include "profile-load.h"
+#include "daemon-dbus.h"
 #include "profile.h"
 
 #define MAX_DEPTH 2
@@ -83,38 +84,45 @@ static int load_info(Manager *m, const FileIdentity *f, IccInfo **ret) {
         return 0;
 }
 
-static int register_file(Manager *m, const FileIdentity *f) {
-        _cleanup_(icc_info_freep) IccInfo *info = NULL;
-        int r = load_info(m, f, &info);
-        if (r < 0 || !info)
-                return r;
+/* colord's rule (spec §4.1): what the daemon finds is system-wide, except under
+ * /usr/local (scanned, not system-wide). Our own and --profile-dir directories count. */
+static bool path_is_system_wide(const char *path) {
+        return strncmp(path, "/usr/local/", strlen("/usr/local/")) != 0;
+}
 
+static int register_info(Manager *m, const char *path, const IccInfo *info, bool auto_add) {
         _cleanup_free_ char *id = NULL;
         if (asprintf(&id, "icc-%s", info->checksum) < 0)
                 return log_oom();
         Profile *dup = manager_find_profile_by_id(m, id);
         if (dup) {
-                log_debug("Skipping %s: same checksum as %s", f->path, strempty(dup->filename));
+                log_debug("Skipping %s: same checksum as %s", path, strempty(dup->filename));
                 return 0;
         }
 
         _cleanup_(profile_freep) Profile *p = NULL;
-        r = profile_new(m, id, 0, SCOPE_UNKNOWN, &p);
+        int r = profile_new(m, id, 0, SCOPE_UNKNOWN, &p);
         if (r < 0)
                 return log_oom();
-        /* Everything the daemon finds in its own directories is system-wide, whatever the
-         * prefix (colord tests the path prefix instead; see docs/compatibility.md). */
-        p->is_system_wide = true;
-        if ((r = free_and_strdup(&p->filename, f->path)) < 0 ||
+        p->is_system_wide = path_is_system_wide(path);
+        if ((r = free_and_strdup(&p->filename, path)) < 0 ||
             (r = profile_apply_icc(p, info)) < 0 ||
             (r = strmap_set(&p->metadata, "FILE_checksum", info->checksum)) < 0)
-                return log_warning_errno(r, "Skipping %s: %m", f->path);
+                return log_warning_errno(r, "Skipping %s: %m", path);
         profile_apply_well_known_id(p);
-        r = manager_add_profile(m, p, false);
+        r = manager_add_profile(m, p, auto_add);
         if (r < 0)
-                return log_warning_errno(r, "Failed to add profile %s: %m", f->path);
+                return log_warning_errno(r, "Failed to add profile %s: %m", path);
         TAKE_PTR(p);
         return 1;
+}
+
+static int register_file(Manager *m, const FileIdentity *f, bool auto_add) {
+        _cleanup_(icc_info_freep) IccInfo *info = NULL;
+        int r = load_info(m, f, &info);
+        if (r < 0 || !info)
+                return r;
+        return register_info(m, f->path, info, auto_add);
 }
 
 static int stat_identity(const char *path, FileList *into) {
@@ -186,45 +194,82 @@ static Profile *discovered_profile(Manager *m, const char *path) {
 }
 
 typedef struct Rescan {
-        Manager *manager;
-        bool removed_any;
-        unsigned added, removed;
+        FileList gone;    /* removed, or changed (their old identity no longer holds) */
+        FileList arrived; /* added, or changed */
 } Rescan;
 
-static void apply_change(FileChange change, const FileIdentity *f, void *userdata) {
+static void collect_change(FileChange change, const FileIdentity *f, void *userdata) {
         Rescan *r = userdata;
-        Manager *m = r->manager;
-        if (change != FILE_ADDED) {
-                Profile *p = discovered_profile(m, f->path);
-                if (p) {
-                        log_info("Profile file %s %s", f->path, change == FILE_REMOVED ? "removed" : "changed");
-                        manager_remove_profile(m, p);
-                        r->removed_any = true;
-                        r->removed++;
-                }
-        }
-        if (change != FILE_REMOVED && register_file(m, f) > 0)
-                r->added++;
+        if (change != FILE_ADDED)
+                (void) file_list_add(&r->gone, f->path, f->size, f->mtime_ns, f->inode);
+        if (change != FILE_REMOVED)
+                (void) file_list_add(&r->arrived, f->path, f->size, f->mtime_ns, f->inode);
 }
 
+/* Applies one rescan. A file renamed or moved within the watched directories, or rewritten
+ * with the same profile, keeps its object (only Filename changes), so devices keep it; a
+ * profile whose file is gone is removed like DeleteProfile; new profiles get automatic
+ * assignment, so stored hard mappings attach them again. */
 static void rescan(Manager *m) {
         ProfileWatch *w = m->profile_watch;
         FileList now = { 0 };
-        Rescan r = { .manager = m };
+        Rescan r = { 0 };
+        unsigned added = 0, removed = 0, moved = 0;
 
         walk_all(m, &now);
+        file_list_diff(&w->known, &now, collect_change, &r);
+        if (r.gone.n == 0 && r.arrived.n == 0)
+                goto done;
+
         (void) store_begin(m->store);
-        file_list_diff(&w->known, &now, apply_change, &r);
+        IccInfo **infos = calloc(r.arrived.n + 1, sizeof *infos);
+        if (!infos) {
+                (void) store_commit(m->store);
+                goto done;
+        }
+        for (size_t i = 0; i < r.arrived.n; i++)
+                (void) load_info(m, &r.arrived.files[i], &infos[i]);
+
+        for (size_t g = 0; g < r.gone.n; g++) {
+                Profile *p = discovered_profile(m, r.gone.files[g].path);
+                if (!p)
+                        continue;
+                size_t a = 0;
+                for (; a < r.arrived.n; a++)
+                        if (infos[a] && strncmp(p->id, "icc-", 4) == 0 && streq(p->id + 4, infos[a]->checksum))
+                                break;
+                if (a < r.arrived.n) {
+                        if (!streq(p->filename, r.arrived.files[a].path)) {
+                                log_info("Profile file %s moved to %s", p->filename, r.arrived.files[a].path);
+                                manager_profile_set_filename(m, p, r.arrived.files[a].path);
+                                profile_emit_property_changed(p, "Filename");
+                                moved++;
+                        }
+                        infos[a] = icc_info_free(infos[a]); /* consumed */
+                        continue;
+                }
+                log_info("Profile file %s is gone", r.gone.files[g].path);
+                manager_remove_profile(m, p);
+                removed++;
+        }
+        for (size_t a = 0; a < r.arrived.n; a++)
+                if (infos[a] && register_info(m, r.arrived.files[a].path, infos[a], true) > 0)
+                        added++;
         /* A file skipped as a duplicate may now be the only copy left. */
-        if (r.removed_any)
+        if (removed > 0)
                 for (size_t i = 0; i < now.n; i++)
-                        if (!discovered_profile(m, now.files[i].path) && register_file(m, &now.files[i]) > 0)
-                                r.added++;
+                        if (!discovered_profile(m, now.files[i].path) && register_file(m, &now.files[i], true) > 0)
+                                added++;
         (void) store_commit(m->store);
+        for (size_t i = 0; i < r.arrived.n; i++)
+                icc_info_free(infos[i]);
+        free(infos);
+        log_debug("Rescan: %u profiles added, %u removed, %u moved", added, removed, moved);
+done:
+        file_list_clear(&r.gone);
+        file_list_clear(&r.arrived);
         file_list_clear(&w->known);
         w->known = now;
-        if (r.added || r.removed)
-                log_debug("Rescan: %u profiles added, %u removed", r.added, r.removed);
 }
 
 static int on_rescan_timer(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -279,8 +324,10 @@ int profile_scan_all(Manager *m) {
 
         walk_all(m, &w->known);
         (void) store_begin(m->store);
+        /* No automatic assignment here: no device exists yet (spec §5.5); disk devices are
+         * restored after the scan and pick up their mappings then. */
         for (size_t i = 0; i < w->known.n; i++)
-                (void) register_file(m, &w->known.files[i]);
+                (void) register_file(m, &w->known.files[i], false);
         (void) store_commit(m->store);
 
         /* Forget cached files that are gone, so the cache does not grow for ever. */
@@ -300,7 +347,7 @@ int profile_scan_file(Manager *m, const char *path) {
         FileList one = { 0 };
         int r = stat_identity(path, &one);
         if (r >= 0 && one.n == 1)
-                r = register_file(m, &one.files[0]);
+                r = register_file(m, &one.files[0], true);
         file_list_clear(&one);
         return r;
 }
