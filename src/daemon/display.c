@@ -322,9 +322,10 @@ static bool want_soft_edid(Manager *m, const char *device_id, const Profile *p) 
 
 /* ---- devices --------------------------------------------------------------------------- */
 
+/* Code 0 of the two maxima means "not given" (CTA-861.3 §4.2); a minimum of 0 is a value. */
 static int set_metadata_number(Device *d, const char *key, const EdidLuminance *l, int decimals) {
         char buf[64];
-        if (!l->present || !(l->cd_m2 > 0))
+        if (!l->present || !(l->cd_m2 > 0 || (decimals == 4 && l->cd_m2 == 0)))
                 return 0;
         snprintf(buf, sizeof buf, "%.*f", decimals, l->cd_m2);
         return device_set_property(d, key, buf, NULL);
