@@ -323,9 +323,9 @@ static bool want_soft_edid(Manager *m, const char *device_id, const Profile *p) 
 /* ---- devices --------------------------------------------------------------------------- */
 
 /* Code 0 of the two maxima means "not given" (CTA-861.3 §4.2); a minimum of 0 is a value. */
-static int set_metadata_number(Device *d, const char *key, const EdidLuminance *l, int decimals) {
+static int set_metadata_number(Device *d, const char *key, const EdidLuminance *l, int decimals, bool zero_is_value) {
         char buf[64];
-        if (!l->present || !(l->cd_m2 > 0 || (decimals == 4 && l->cd_m2 == 0)))
+        if (!l->present || !(l->cd_m2 > 0 || (zero_is_value && l->cd_m2 == 0)))
                 return 0;
         snprintf(buf, sizeof buf, "%.*f", decimals, l->cd_m2);
         return device_set_property(d, key, buf, NULL);
@@ -343,11 +343,11 @@ static int set_hdr_metadata(Device *d, const Edid *e) {
                         if (e->cta.eotfs & (1u << i))
                                 snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", buf[0] ? "," : "", eotfs[i]);
                 if ((r = device_set_property(d, "TINCT_hdr_eotfs", buf, NULL)) < 0 ||
-                    (r = set_metadata_number(d, "TINCT_max_luminance", &e->cta.max_luminance, 2)) < 0 ||
-                    (r = set_metadata_number(d, "TINCT_max_frame_avg_luminance", &e->cta.max_frame_avg_luminance, 2)) < 0)
+                    (r = set_metadata_number(d, "TINCT_max_luminance", &e->cta.max_luminance, 2, false)) < 0 ||
+                    (r = set_metadata_number(d, "TINCT_max_frame_avg_luminance", &e->cta.max_frame_avg_luminance, 2, false)) < 0)
                         return r;
                 if (e->cta.max_luminance.present && e->cta.min_luminance.present &&
-                    (r = set_metadata_number(d, "TINCT_min_luminance", &e->cta.min_luminance, 4)) < 0)
+                    (r = set_metadata_number(d, "TINCT_min_luminance", &e->cta.min_luminance, 4, true)) < 0)
                         return r;
         }
         if (e->cta.has_colorimetry) {

@@ -305,7 +305,7 @@ static int watch_setup(Manager *m) {
                 return log_warning_errno(errno, "No inotify, profile directories are not watched: %m");
         int r = sd_event_add_io(m->event, &w->io, w->fd, EPOLLIN, on_inotify, m);
         if (r >= 0)
-                r = sd_event_add_time(m->event, &w->timer, CLOCK_MONOTONIC, UINT64_MAX, 0, on_rescan_timer, m);
+                r = sd_event_add_time(m->event, &w->timer, CLOCK_MONOTONIC, UINT64_MAX, 10 * 1000, on_rescan_timer, m);
         if (r >= 0)
                 r = sd_event_source_set_enabled(w->timer, SD_EVENT_OFF);
         if (r < 0)

@@ -848,7 +848,13 @@ int store_open_version(const char *state_dir, StoreOpenFlags flags, int max_vers
 
         int version = 0;
         _cleanup_free_ char *reason = NULL;
-        r = db_open_main(s->db_path, &s->db, &version, &reason);
+        struct stat st;
+        /* An emptied file is damage too; recover before SQLite writes a fresh header into it,
+         * so the file kept aside is exactly what was found. */
+        if (existed && stat(s->db_path, &st) >= 0 && st.st_size == 0 && any_backup_exists(s))
+                r = store_recover(s, "the file is empty (truncated?)", &version);
+        else
+                r = db_open_main(s->db_path, &s->db, &version, &reason);
         if (r == -EBADMSG)
                 r = store_recover(s, strempty(reason), &version);
         else if (r >= 0 && version == 0 && existed && any_backup_exists(s)) {
