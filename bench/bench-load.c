@@ -13,7 +13,7 @@
  *  - throughput (calls per second) and latency with K parallel clients, each a thread
  *    with its own bus connection, in a closed loop (one call outstanding per client);
  *  - the cost of CreateDevice, DeleteDevice, CreateProfile, Device.AddProfile and
- *    DeleteProfile, each timed on its own;
+ *    DeleteProfile, each timed on its own, at every fixture size;
  *  - the daemon's VmRSS/VmHWM before and after many CreateDevice/DeleteDevice cycles
  *    (needs the daemon's pid: --pid or $TINCT_BENCH_DAEMON_PID).
  *
@@ -619,19 +619,21 @@ static int call_path(sd_bus *bus, const char *path, const char *iface, const cha
 static int measure_mutations(sd_bus *bus, const Fixture *fx, const Options *o) {
         Samples create = {}, del = {}, pcreate = {}, padd = {}, pdel = {};
         size_t max = o->max_samples / 4 > 200 ? o->max_samples / 4 : 200;
-        uint64_t end;
+        uint64_t end, hard_end;
+        char key[64];
         int r = 0;
 
         fprintf(stderr, "  CreateDevice + DeleteDevice\n");
         end = now_nsec() + (uint64_t) (o->duration * NSEC_PER_SEC);
+        hard_end = end + (uint64_t) (4 * o->duration * NSEC_PER_SEC);
         for (size_t i = 0; r >= 0; i++) {
                 _cleanup_free_ char *path = NULL;
                 char id[96];
                 uint64_t t0 = now_nsec(), t1, t2;
 
-                if (create.n >= max || (t0 >= end && create.n >= o->min_samples / 4))
+                if (create.n >= max || (t0 >= end && create.n >= o->min_samples / 4) || t0 >= hard_end)
                         break;
-                snprintf(id, sizeof id, "bench-%s-m%zu", fx->tag, i);
+                snprintf(id, sizeof id, "bench-%s-m%zu-%zu", fx->tag, fx->n_devices, i);
                 r = create_device(bus, id, 1000000 + i, &path);
                 if (r < 0)
                         break;
@@ -648,6 +650,7 @@ static int measure_mutations(sd_bus *bus, const Fixture *fx, const Options *o) {
 
         fprintf(stderr, "  CreateProfile + AddProfile + DeleteProfile\n");
         end = now_nsec() + (uint64_t) (o->duration * NSEC_PER_SEC);
+        hard_end = end + (uint64_t) (4 * o->duration * NSEC_PER_SEC);
         for (size_t i = 0; r >= 0 && fx->n_devices > 0; i++) {
                 _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -655,9 +658,9 @@ static int measure_mutations(sd_bus *bus, const Fixture *fx, const Options *o) {
                 char id[96];
                 uint64_t t0 = now_nsec(), t1, t2, t3;
 
-                if (pcreate.n >= max || (t0 >= end && pcreate.n >= o->min_samples / 4))
+                if (pcreate.n >= max || (t0 >= end && pcreate.n >= o->min_samples / 4) || t0 >= hard_end)
                         break;
-                snprintf(id, sizeof id, "bench-%s-mp%zu", fx->tag, i);
+                snprintf(id, sizeof id, "bench-%s-mp%zu-%zu", fx->tag, fx->n_devices, i);
                 r = sd_bus_call_method(bus, CM_NAME, CM_PATH, CM_IFACE, "CreateProfile", &error, &reply,
                                        "ssa{ss}", id, "temp", 3,
                                        "Qualifier", "RGB.Glossy.1200dpi",
@@ -691,15 +694,20 @@ static int measure_mutations(sd_bus *bus, const Fixture *fx, const Options *o) {
                 Stats st;
 
                 st = samples_stats(&create);
-                result_stats("mut.create-device", &st);
+                snprintf(key, sizeof key, "mut.d%zu.create-device", fx->n_devices);
+                result_stats(key, &st);
                 st = samples_stats(&del);
-                result_stats("mut.delete-device", &st);
+                snprintf(key, sizeof key, "mut.d%zu.delete-device", fx->n_devices);
+                result_stats(key, &st);
                 st = samples_stats(&pcreate);
-                result_stats("mut.create-profile", &st);
+                snprintf(key, sizeof key, "mut.d%zu.create-profile", fx->n_devices);
+                result_stats(key, &st);
                 st = samples_stats(&padd);
-                result_stats("mut.add-profile", &st);
+                snprintf(key, sizeof key, "mut.d%zu.add-profile", fx->n_devices);
+                result_stats(key, &st);
                 st = samples_stats(&pdel);
-                result_stats("mut.delete-profile", &st);
+                snprintf(key, sizeof key, "mut.d%zu.delete-profile", fx->n_devices);
+                result_stats(key, &st);
         }
         samples_done(&create);
         samples_done(&del);
@@ -1007,6 +1015,12 @@ int main(int argc, char **argv) {
                         result_stats(key, &st);
                 }
 
+                /* Creation costs at every size: they must not grow with the count either. */
+                if (o.mutations) {
+                        r = measure_mutations(bus, &fx, &o);
+                        if (r < 0)
+                                goto finish;
+                }
                 if (si > 0)
                         continue;
                 for (size_t ci = 0; ci < o.n_clients; ci++)
@@ -1025,11 +1039,6 @@ int main(int argc, char **argv) {
                                 result_printf(cps, "calls/s", "%s.cps", key);
                                 result_stats(key, &st);
                         }
-                if (o.mutations) {
-                        r = measure_mutations(bus, &fx, &o);
-                        if (r < 0)
-                                goto finish;
-                }
                 if (o.rss_cycles > 0) {
                         fprintf(stderr, "  %zu CreateDevice/DeleteDevice cycles, twice\n", o.rss_cycles);
                         r = measure_rss_cycles(bus, &fx, &o);

@@ -36,7 +36,8 @@ def load(path):
         for line in f:
             parts = line.rstrip("\n").split("\t")
             if len(parts) == 4 and parts[0] == "RESULT":
-                data[parts[1]] = float(parts[2])
+                # The first figure wins: a later run's fixture lines must not replace it.
+                data.setdefault(parts[1], float(parts[2]))
     return data
 
 
@@ -180,17 +181,34 @@ def main():
     out.append(tab.render())
 
     # Mutations.
-    tab = Table("4. Object creation costs, one client (µs)",
+    tab = Table("4. Object creation costs, one client, %d devices (µs)" % base,
                 ["call", "tinctd med", "tinctd p99", "colord med", "colord p99", "advantage (med)"])
     for key, label in MUTATIONS:
-        k = "mut.%s" % key
+        k = "mut.d%d.%s" % (base, key)
         tab.add(label, fmt(g(t, k + ".median")), fmt(g(t, k + ".p99")), fmt(g(c, k + ".median")),
                 fmt(g(c, k + ".p99")), ratio(g(t, k + ".median"), g(c, k + ".median")))
     out.append(tab.render())
-    cd = g(t, "mut.create-device.median")
+    cd = g(t, "mut.d%d.create-device.median" % base)
     if cd is not None:
-        targets.append(("CreateDevice ≤ 200 µs median", cd <= 200,
-                        "%s µs (colord %s µs)" % (fmt(cd), fmt(g(c, "mut.create-device.median")))))
+        targets.append(("CreateDevice ≤ 200 µs median (%d devices)" % base, cd <= 200,
+                        "%s µs (colord %s µs)" % (fmt(cd), fmt(g(c, "mut.d%d.create-device.median" % base)))))
+    if len(sizes) > 1:
+        tab = Table("   The same against the object count: median / p99 (µs)",
+                    ["call"] + ["%s %d" % (d, n) for n in sizes for d in ("tinctd", "colord")] + ["tinctd growth"])
+        for key, label in MUTATIONS:
+            row = [label]
+            for n in sizes:
+                for d in (t, c):
+                    k = "mut.d%d.%s" % (n, key)
+                    m, p = g(d, k + ".median"), g(d, k + ".p99")
+                    row.append("-" if m is None else "%s / %s" % (fmt(m), fmt(p)))
+            row.append(ratio(g(t, "mut.d%d.%s.median" % (sizes[0], key)), g(t, "mut.d%d.%s.median" % (sizes[-1], key))))
+            tab.add(*row)
+        out.append(tab.render())
+        cl = g(t, "mut.d%d.create-device.median" % sizes[-1])
+        if cl is not None:
+            targets.append(("CreateDevice ≤ 200 µs median (%d devices)" % sizes[-1], cl <= 200,
+                            "%s µs (colord %s µs)" % (fmt(cl), fmt(g(c, "mut.d%d.create-device.median" % sizes[-1])))))
 
     # Scale.
     tab = Table("5. Lookups against the object count: median / p99 (µs), devices x 5 profiles",

@@ -7,3 +7,32 @@ int verb_edid_profile(int argc, char **argv);  /* verb-edid.c */
 int verb_icc_info(int argc, char **argv);      /* verb-icc.c */
 int verb_export(int argc, char **argv);        /* verb-store.c */
 int verb_import(int argc, char **argv);        /* verb-store.c */
+
+/* The daemon's bus verbs, as colormgr has them, plus lookup and status (verb-bus*.c). */
+int verb_get_devices(int argc, char **argv);                 /* verb-bus.c */
+int verb_get_devices_by_kind(int argc, char **argv);         /* verb-bus.c */
+int verb_get_profiles(int argc, char **argv);                /* verb-bus.c */
+int verb_get_sensors(int argc, char **argv);                 /* verb-bus.c */
+int verb_find_device(int argc, char **argv);                 /* verb-bus.c */
+int verb_find_device_by_property(int argc, char **argv);     /* verb-bus.c */
+int verb_find_profile(int argc, char **argv);                /* verb-bus.c */
+int verb_find_profile_by_filename(int argc, char **argv);    /* verb-bus.c */
+int verb_get_standard_space(int argc, char **argv);          /* verb-bus.c */
+int verb_create_device(int argc, char **argv);               /* verb-bus.c */
+int verb_create_profile(int argc, char **argv);              /* verb-bus.c */
+int verb_delete_device(int argc, char **argv);               /* verb-bus.c */
+int verb_delete_profile(int argc, char **argv);              /* verb-bus.c */
+int verb_profile_set_property(int argc, char **argv);        /* verb-bus.c */
+int verb_status(int argc, char **argv);                      /* verb-bus.c */
+int verb_device_add_profile(int argc, char **argv);          /* verb-bus-device.c */
+int verb_device_make_profile_default(int argc, char **argv); /* verb-bus-device.c */
+int verb_device_get_default_profile(int argc, char **argv);  /* verb-bus-device.c */
+int verb_device_get_profile_for_qualifier(int argc, char **argv); /* verb-bus-device.c */
+int verb_device_set_model(int argc, char **argv);            /* verb-bus-device.c */
+int verb_device_set_vendor(int argc, char **argv);           /* verb-bus-device.c */
+int verb_device_set_serial(int argc, char **argv);           /* verb-bus-device.c */
+int verb_device_set_kind(int argc, char **argv);             /* verb-bus-device.c */
+int verb_device_set_enabled(int argc, char **argv);          /* verb-bus-device.c */
+int verb_device_inhibit(int argc, char **argv);              /* verb-bus-device.c */
+int verb_lookup(int argc, char **argv);                      /* verb-bus-device.c */
+int verb_get_sensor_reading(int argc, char **argv);          /* verb-bus-sensor.c */

@@ -1,0 +1,338 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""tinct's bus verbs against a private daemon (tests/harness/harness.py).
+
+'session' runs what an administrator would: a printer, two profiles with qualifiers, soft
+and hard mappings, the CUPS fallback lookup (`tinct lookup`) and the multi-qualifier call,
+make-default, property setters, an inhibition held and released with Ctrl-C, a sensor
+reading, deletes. Each step checks the text output and the --json document (parsed with
+json, values and types compared). 'errors' checks the error contract: the daemon's D-Bus
+error name and message on stderr with exit 1; usage errors exit 2 without a daemon call.
+
+argv[1] is the tinct binary (meson passes it)."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import traceback
+
+from harness import TinctEnv
+
+TINCT = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("TINCT", "tinct")
+CORPUS = os.environ.get("TINCT_CORPUS_DIR", "")
+SRGB = os.path.join(CORPUS, "icc", "colord-data--sRGB.icc")
+M = "/org/freedesktop/ColorManager"
+DEV = "cups-Test-Printer"
+DEV_PATH = M + "/devices/cups_Test_Printer"
+P1 = "Test-Printer-RGB.Glossy.600dpi"
+P1_PATH = M + "/profiles/Test_Printer_RGB_Glossy_600dpi"
+P2 = "Test-Printer-RGB.."
+P2_PATH = M + "/profiles/Test_Printer_RGB__"
+
+
+def check_eq(got, want, what):
+    if got != want:
+        raise AssertionError("%s: got %r, want %r" % (what, got, want))
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+def tinct(env, *args, rc=0):
+    r = env.run([TINCT] + list(args))
+    print("    $ tinct %s -> %d" % (" ".join(args), r.returncode), flush=True)
+    if r.returncode != rc:
+        raise AssertionError("tinct %s: exit %d, want %d\nstdout: %s\nstderr: %s"
+                             % (" ".join(args), r.returncode, rc, r.stdout, r.stderr))
+    return r
+
+
+def tinct_json(env, *args):
+    r = tinct(env, *args, "--json")
+    try:
+        return json.loads(r.stdout)
+    except ValueError as e:
+        raise AssertionError("tinct %s --json: not JSON (%s):\n%s" % (" ".join(args), e, r.stdout))
+
+
+def text_objects(out):
+    """The text form: 'Object Path: P', then '  Key: value' lines; continuation lines (array
+    items, further metadata entries) are indented deeper. One dict per object; arrays and
+    dictionaries as lists of their lines."""
+    objs, key = [], None
+    for line in out.splitlines():
+        if line.startswith("Object Path: "):
+            objs.append({"Object Path": line[len("Object Path: "):]})
+            key = None
+        elif objs and line.startswith("  ") and not line.startswith("   "):
+            key, _, v = line[2:].partition(":")
+            v = v.strip()
+            objs[-1][key] = [v] if v else []
+        elif objs and key and line.startswith("   "):
+            objs[-1][key].append(line.strip())
+    # single-line scalars as strings
+    for o in objs:
+        for k, v in o.items():
+            if isinstance(v, list) and len(v) == 1 and k not in ("Profiles", "Metadata", "Warnings",
+                                                                 "ProfilingInhibitors", "Capabilities"):
+                o[k] = v[0]
+            elif isinstance(v, list) and not v and k not in ("Profiles", "Metadata", "Warnings",
+                                                             "ProfilingInhibitors", "Capabilities"):
+                o[k] = ""
+    return objs
+
+
+def text_fields(out):
+    """Leading 'Key: value' lines before the first object (lookup, status, readings)."""
+    d = {}
+    for line in out.splitlines():
+        if line.startswith("Object Path: ") or line.startswith(" "):
+            break
+        k, _, v = line.partition(":")
+        d[k] = v.strip()
+    return d
+
+
+def one_text(out, what):
+    objs = text_objects(out)
+    check_eq(len(objs), 1, "%s: objects in the text output" % what)
+    return objs[0]
+
+
+def session():
+    profiles = [SRGB] if os.path.exists(SRGB) else []
+    with TinctEnv(polkit="allow", dummy_sensor=True, profiles=profiles) as env:
+        st = tinct_json(env, "status")
+        check(isinstance(st["daemon"]["DaemonVersion"], str) and st["daemon"]["DaemonVersion"],
+              "status: DaemonVersion")
+        check_eq((st["devices"], st["profiles"], st["sensors"]), (0, len(profiles), 1), "status counts")
+        t = text_fields(tinct(env, "status").stdout)
+        check_eq((t["Devices"], t["Profiles"], t["Sensors"]), ("0", str(len(profiles)), "1"),
+                 "status text counts")
+        check_eq(t["DaemonVersion"], st["daemon"]["DaemonVersion"], "status text version")
+
+        # a printer and two profiles, as CUPS registers them
+        o = one_text(tinct(env, "create-device", DEV, "normal", "printer").stdout, "create-device")
+        check_eq(o["Object Path"], DEV_PATH, "create-device path")
+        check_eq((o["DeviceId"], o["Kind"], o["Scope"], o["Owner"]), (DEV, "printer", "normal", "0"),
+                 "create-device text")
+        d = tinct_json(env, "find-device", DEV)
+        check_eq(d["object_path"], DEV_PATH, "find-device object_path")
+        check_eq((d["DeviceId"], d["Kind"], d["Scope"], d["Mode"]), (DEV, "printer", "normal", "unknown"),
+                 "find-device properties")
+        check(d["Owner"] == 0 and type(d["Owner"]) is int, "Owner is the number 0")
+        check(d["Enabled"] is True and d["Embedded"] is False, "Enabled/Embedded are booleans")
+        check(type(d["Created"]) is int and d["Created"] > 10**15, "Created is µs as a number")
+        check_eq(d["Profiles"], [], "no profiles yet")
+        check_eq(d["ProfilingInhibitors"], [], "no inhibitors")
+        check(isinstance(d["Metadata"], dict) and "OwnerCmdline" in d["Metadata"],
+              "Metadata is an object with OwnerCmdline")
+
+        for pid, q in ((P1, "RGB.Glossy.600dpi"), (P2, "RGB..")):
+            p = tinct_json(env, "create-profile", pid, "normal")
+            check_eq((p["ProfileId"], p["Scope"]), (pid, "normal"), "create-profile --json")
+            tinct(env, "profile-set-property", pid, "Qualifier", q)
+        # JSON escaping: control characters escaped, UTF-8 passed through, round trip exact
+        tricky = 'tab\there "quoted" back\\slash \x01\x1f caf\u00e9 \u65e5\u672c \U0001f5a8'
+        tinct(env, "profile-set-property", P1_PATH, "Note", tricky)
+        p1 = tinct_json(env, "find-profile", P1)
+        check_eq(p1["Qualifier"], "RGB.Glossy.600dpi", "profile-set-property Qualifier")
+        check_eq(p1["Metadata"]["Note"], tricky, "metadata round trip through JSON")
+        raw = tinct(env, "find-profile", "--json", P1).stdout
+        check("\\t" in raw and "\\u0001" in raw and "\u65e5" in raw, "escapes and raw UTF-8 in the JSON")
+        o = one_text(tinct(env, "find-profile", P1).stdout, "find-profile text")
+        check_eq(o["Qualifier"], "RGB.Glossy.600dpi", "find-profile text Qualifier")
+        check_eq(o["Metadata"], ["Note=" + tricky.replace("\t", "\\t").replace("\x01", "\\x01")
+                                 .replace("\x1f", "\\x1f")], "text metadata, controls escaped")
+
+        # P1 soft (automatic) by id, P2 hard (user's choice, colormgr's default) by path
+        tinct(env, "device-add-profile", "--soft", DEV, P1)
+        tinct(env, "device-add-profile", DEV, P2_PATH)
+        tinct(env, "device-add-profile", DEV, P2, rc=1)  # already added
+
+        # CUPS fallback list: the hard RGB.. wins at RGB.*.* over the soft exact match
+        lk = tinct_json(env, "lookup", DEV, "RGB.Glossy.600dpi")
+        check_eq(lk["qualifiers"], ["RGB.Glossy.600dpi", "RGB.Glossy.*", "RGB.*.600dpi", "RGB.*.*", "*"],
+                 "lookup fallback list")
+        check_eq((lk["device"], lk["matched"], lk["relation"]), (DEV_PATH, "RGB.*.*", "hard"), "lookup match")
+        check_eq((lk["profile"]["object_path"], lk["profile"]["ProfileId"]), (P2_PATH, P2), "lookup profile")
+        r = tinct(env, "lookup", DEV_PATH, "RGB.Glossy.600dpi")
+        t = text_fields(r.stdout)
+        check_eq((t["Matched"], t["Relation"], t["Device"]), ("RGB.*.*", "hard", DEV_PATH), "lookup text")
+        check_eq(t["Qualifiers"], "RGB.Glossy.600dpi RGB.Glossy.* RGB.*.600dpi RGB.*.* *", "lookup text list")
+        check_eq(one_text(r.stdout, "lookup")["Object Path"], P2_PATH, "lookup text profile")
+        # Gray has no profile: only '*' matches
+        lk = tinct_json(env, "lookup", DEV, "Gray..")
+        check_eq(lk["qualifiers"], ["Gray..", "Gray..*", "Gray.*.", "Gray.*.*", "*"], "Gray.. fallbacks")
+        check_eq(lk["matched"], "*", "Gray.. falls back to *")
+
+        # one qualifier: the soft exact match; several in one call: the hard pass goes first
+        p = tinct_json(env, "device-get-profile-for-qualifier", DEV, "RGB.Glossy.600dpi")
+        check_eq(p["object_path"], P1_PATH, "single qualifier")
+        p = tinct_json(env, "device-get-profile-for-qualifier", DEV, "RGB.Glossy.600dpi", "RGB.*.*")
+        check_eq(p["object_path"], P2_PATH, "two qualifiers in one call")
+        o = one_text(tinct(env, "device-get-profile-for-qualifier", DEV, "RGB.Glossy.*").stdout, "dgpfq")
+        check_eq(o["Object Path"], P1_PATH, "device-get-profile-for-qualifier text")
+
+        # make P1 the default: it becomes hard and first, and the exact query wins
+        tinct(env, "device-make-profile-default", DEV, P1)
+        check_eq(tinct_json(env, "device-get-default-profile", DEV)["object_path"], P1_PATH, "default")
+        check_eq(one_text(tinct(env, "device-get-default-profile", DEV).stdout, "default")["Object Path"],
+                 P1_PATH, "default (text)")
+        check_eq(tinct_json(env, "find-device", DEV)["Profiles"], [P1_PATH, P2_PATH], "Profiles order")
+        lk = tinct_json(env, "lookup", DEV, "RGB.Glossy.600dpi")
+        check_eq((lk["matched"], lk["relation"], lk["profile"]["object_path"]),
+                 ("RGB.Glossy.600dpi", "hard", P1_PATH), "lookup after make-default")
+
+        # property setters (the daemon normalises) and enabled
+        tinct(env, "device-set-model", DEV, "LaserJet Printer")
+        tinct(env, "device-set-vendor", DEV, "HP")
+        tinct(env, "device-set-serial", DEV, "usb://HP/LJ?serial=XYZ123")
+        tinct(env, "device-set-enabled", DEV, "FALSE")
+        d = tinct_json(env, "find-device-by-property", "Serial", "XYZ123")
+        check_eq((d["Model"], d["Vendor"], d["Serial"], d["Enabled"]),
+                 ("LaserJet", "Hewlett Packard", "XYZ123", False), "setters")
+        o = one_text(tinct(env, "find-device", DEV).stdout, "find-device text")
+        check_eq((o["Model"], o["Enabled"], o["Profiles"]), ("LaserJet", "false", [P1_PATH, P2_PATH]),
+                 "find-device text after setters")
+        tinct(env, "device-set-enabled", DEV, "true")
+
+        # kinds and lists
+        check_eq([x["object_path"] for x in tinct_json(env, "get-devices-by-kind", "printer")["devices"]],
+                 [DEV_PATH], "get-devices-by-kind printer")
+        check_eq(tinct_json(env, "get-devices-by-kind", "display"), {"devices": []}, "no displays")
+        check_eq([x["DeviceId"] for x in tinct_json(env, "get-devices")["devices"]], [DEV], "get-devices")
+        check_eq([o["Object Path"] for o in text_objects(tinct(env, "get-devices").stdout)], [DEV_PATH],
+                 "get-devices text")
+        ids = [x["ProfileId"] for x in tinct_json(env, "get-profiles")["profiles"]]
+        check(P1 in ids and P2 in ids and len(ids) == 2 + len(profiles), "get-profiles: %r" % ids)
+        check_eq(len(text_objects(tinct(env, "get-profiles").stdout)), len(ids), "get-profiles text")
+        if profiles and not env.is_colord:  # colord's GetStandardSpace bug (spec §16 item 2)
+            s = tinct_json(env, "get-standard-space", "srgb")
+            check_eq((s["Metadata"]["STANDARD_space"], s["IsSystemWide"]), ("srgb", True), "srgb")
+            f = tinct_json(env, "find-profile-by-filename", os.path.basename(SRGB))
+            check_eq(f["object_path"], s["object_path"], "find-profile-by-filename")
+            check(type(f["Created"]) is int and type(f["HasVcgt"]) is bool, "profile number/bool types")
+        sensors = tinct_json(env, "get-sensors")["sensors"]
+        check_eq([x["SensorId"] for x in sensors], ["dummy"], "get-sensors")
+        check(sensors[0]["Capabilities"][0] == "lcd" and sensors[0]["Locked"] is False, "sensor props")
+        check(isinstance(sensors[0]["Options"], dict), "Options a{sv} as an object")
+
+        # an inhibition held by a running tinct: lookups fail until it ends with Ctrl-C
+        e = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=env.address)
+        inh = subprocess.Popen([TINCT, "device-inhibit", DEV], env=e, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            line = inh.stdout.readline()
+            check("inhibited" in line, "device-inhibit says it holds: %r" % line)
+            check_eq(tinct_json(env, "find-device", DEV)["ProfilingInhibitors"].__len__(), 1, "inhibitor")
+            r = tinct(env, "lookup", DEV, "RGB.Glossy.600dpi", rc=1)
+            check("org.freedesktop.ColorManager.Device.Profiling" in r.stderr, "Profiling: %r" % r.stderr)
+            inh.send_signal(signal.SIGINT)
+            check_eq(inh.wait(timeout=30), 0, "device-inhibit exit status after Ctrl-C")
+        finally:
+            if inh.poll() is None:
+                inh.kill()
+                inh.wait()
+            inh.stdout.close()
+            inh.stderr.close()
+        check_eq(tinct_json(env, "find-device", DEV)["ProfilingInhibitors"], [], "inhibitor released")
+        tinct(env, "device-inhibit", DEV, "1")  # a timed one ends by itself
+        check_eq(tinct_json(env, "lookup", DEV, "RGB.Glossy.600dpi")["matched"], "RGB.Glossy.600dpi",
+                 "lookup works again")
+
+        # sensor reading: lock, sample, unlock (the dummy answers after 2 s)
+        rd = tinct_json(env, "get-sensor-reading", "lcd")["readings"]
+        check_eq(len(rd), 1, "one reading")
+        want = (0.027599, 0.030403, 0.055636)
+        for k, w in zip("xyz", want):
+            check(type(rd[0][k]) is float and abs(rd[0][k] - w) < 0.01, "reading %s = %r" % (k, rd[0][k]))
+        check_eq((rd[0]["capability"], rd[0]["sensor"]["SensorId"], rd[0]["sensor"]["Locked"]),
+                 ("lcd", "dummy", False), "reading: sensor unlocked afterwards")
+        t = text_fields(tinct(env, "get-sensor-reading", "ambient").stdout)
+        check_eq((t["SensorId"], t["Capability"], float(t["X"])), ("dummy", "ambient", 7.7), "ambient text")
+
+        # deletes
+        tinct(env, "delete-profile", P2)
+        r = tinct(env, "find-profile", P2, rc=1)
+        check("org.freedesktop.ColorManager.NotFound" in r.stderr, "deleted profile is NotFound")
+        check_eq(tinct_json(env, "find-device", DEV)["Profiles"], [P1_PATH], "deleted profile left the device")
+        tinct(env, "delete-profile", P1_PATH)
+        tinct(env, "delete-device", DEV)
+        r = tinct(env, "find-device", DEV, rc=1)
+        check("org.freedesktop.ColorManager.NotFound" in r.stderr, "deleted device is NotFound")
+        check_eq(tinct_json(env, "get-devices"), {"devices": []}, "no devices left")
+        check_eq(tinct(env, "get-devices").stdout, "", "get-devices text with no devices")
+        check_eq(tinct_json(env, "status")["devices"], 0, "status after deletes")
+
+
+def expect_error(env, name, *args):
+    r = tinct(env, *args, rc=1)
+    line = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ""
+    check(line.startswith("tinct: " + name + ": ") and len(line) > len("tinct: " + name + ": "),
+          "tinct %s: stderr %r, want '%s: message'" % (" ".join(args), r.stderr, name))
+    check_eq(r.stdout, "", "nothing on stdout for a failed %s" % args[0])
+
+
+def errors():
+    with TinctEnv(polkit="allow") as env:
+        NF = "org.freedesktop.ColorManager.NotFound"
+        expect_error(env, NF, "find-device", "no-such-device")
+        expect_error(env, NF, "find-device", "--json", "no-such-device")
+        expect_error(env, NF, "find-profile", "no-such-profile")
+        expect_error(env, NF, "find-device-by-property", "XRANDR_name", "nowhere")
+        expect_error(env, NF, "find-profile-by-filename", "/no/such.icc")
+        expect_error(env, NF, "get-standard-space", "srgb")
+        expect_error(env, NF, "device-add-profile", "no-such-device", "no-such-profile")
+        expect_error(env, NF, "delete-device", "no-such-device")
+        expect_error(env, NF, "device-get-default-profile", "no-such-device")
+        expect_error(env, NF, "lookup", "no-such-device", "RGB.Plain.300dpi")
+        expect_error(env, "org.freedesktop.ColorManager.InputInvalid", "get-devices-by-kind", "unknown")
+        expect_error(env, "org.freedesktop.ColorManager.InputInvalid", "create-device", "x", "forever", "printer")
+        tinct(env, "create-device", "err-dev", "normal", "printer")
+        expect_error(env, "org.freedesktop.ColorManager.AlreadyExists", "create-device", "err-dev", "normal", "printer")
+        expect_error(env, "org.freedesktop.ColorManager.Device.NothingMatched",
+                     "device-get-profile-for-qualifier", "err-dev", "RGB.Plain.300dpi", "*")
+        expect_error(env, "org.freedesktop.ColorManager.Device.NothingMatched", "lookup", "err-dev", "RGB.a.b")
+        r = tinct(env, "device-get-default-profile", "err-dev", rc=1)
+        check("has no profiles" in r.stderr, "no default profile: %r" % r.stderr)
+        r = tinct(env, "get-sensor-reading", rc=1)  # no --create-dummy-sensor here
+        check("no sensors" in r.stderr, "no sensors: %r" % r.stderr)
+        # usage errors: exit 2, no bus needed
+        for args in (["get-devices", "extra"], ["find-device"], ["create-device", "a", "b"],
+                     ["get-profiles", "--bogus"], ["device-add-profile", "--soft"],
+                     ["device-make-profile-default", "--soft", "a", "b"],
+                     ["lookup", "err-dev", "RGB.Glossy"], ["device-set-enabled", "err-dev", "maybe"],
+                     ["device-inhibit", "err-dev", "soon"], ["get-sensor-reading", "rainbow"],
+                     ["no-such-verb"]):
+            r = env.run([TINCT] + args, env={"DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent"})
+            check_eq(r.returncode, 2, "usage error exit for %r (stderr %r)" % (args, r.stderr))
+            check(r.stderr != "", "usage error explained for %r" % args)
+        r = env.run([TINCT, "lookup", "--help"])
+        check(r.returncode == 0 and "Usage: tinct lookup" in r.stdout, "--help")
+        # no daemon reachable: exit 1 with a message
+        r = env.run([TINCT, "get-devices"], env={"DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent"})
+        check(r.returncode == 1 and r.stderr.startswith("tinct: "), "no bus: %r %r" % (r.returncode, r.stderr))
+
+
+def main():
+    failed = 0
+    for t in (session, errors):
+        print("test %s" % t.__name__, flush=True)
+        try:
+            t()
+            print("ok %s" % t.__name__, flush=True)
+        except Exception:
+            failed += 1
+            traceback.print_exc()
+            print("FAIL %s" % t.__name__, flush=True)
+    print("%d passed, %d failed" % (2 - failed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
