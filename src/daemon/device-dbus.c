@@ -147,9 +147,9 @@ static int read_profile_arg(sd_bus_message *msg, Manager *m, Client *c, Device *
 }
 
 static int remove_profile_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
-        Device *d;
-        Profile *p;
-        const char *path;
+        Device *d = NULL;
+        Profile *p = NULL;
+        const char *path = NULL;
         int r = read_profile_arg(msg, m, c, &d, &p, &path, error);
         if (r < 0)
                 return r;
@@ -167,9 +167,9 @@ static int remove_profile_authorized(sd_bus_message *msg, Manager *m, Client *c,
 DEVICE_AUTH_METHOD(method_remove_profile, remove_profile_authorized, ACTION_MODIFY)
 
 static int make_default_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
-        Device *d;
-        Profile *p;
-        const char *path;
+        Device *d = NULL;
+        Profile *p = NULL;
+        const char *path = NULL;
         int r = read_profile_arg(msg, m, c, &d, &p, &path, error);
         if (r < 0)
                 return r;

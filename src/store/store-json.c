@@ -313,7 +313,7 @@ static int import_mappings(Store *s, const JsonValue *list, char **ret_error) {
         for (size_t i = 0; r >= 0 && i < list->n; i++) {
                 const JsonValue *m = list->items[i];
                 const char *device, *profile;
-                int64_t ts;
+                int64_t ts = 0;
                 r = expect_keys(m, "a mapping", keys, NULL, ret_error);
                 if (r >= 0)
                         r = get_string(m, "device", "mapping", &device, ret_error);
@@ -343,7 +343,7 @@ static int import_titles(Store *s, const JsonValue *list, char **ret_error) {
         for (size_t i = 0; r >= 0 && i < list->n; i++) {
                 const JsonValue *t = list->items[i];
                 const char *profile, *title;
-                int64_t uid;
+                int64_t uid = 0;
                 r = expect_keys(t, "a title", keys, NULL, ret_error);
                 if (r >= 0)
                         r = get_string(t, "profile", "title", &profile, ret_error);
@@ -371,7 +371,7 @@ int store_import_json(Store *s, const char *data, size_t size, char **ret_error)
         static const char *const keys[] = { "format", "version", "info", "devices", "enabled", "mappings", "titles", NULL };
         _cleanup_(json_value_freep) JsonValue *doc = NULL;
         _cleanup_free_ char *error = NULL;
-        int64_t version;
+        int64_t version = 0;
         const char *format;
 
         int r = json_parse(data, size, &doc, &error);
