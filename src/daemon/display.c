@@ -23,6 +23,7 @@
 #include "log.h"
 #include "md5.h"
 #include "profile-load.h"
+#include "profile-warnings.h"
 #include "profile.h"
 
 /* One plug makes several events (status, then edid; or a burst from the kernel): one rescan. */
@@ -306,11 +307,12 @@ static Profile *edid_profile(DisplayWatch *w, const DisplayConnector *c, const E
  * has warnings. Hard mappings (restored by manager_add_device()) always sort before it, so
  * the user's choice wins; and when that choice goes away (a session's temp profile), the
  * display falls back to its EDID profile instead of having none. */
-static bool want_soft_edid(Manager *m, const char *device_id, const Profile *p) {
+static bool want_soft_edid(Manager *m, const char *device_id, Profile *p) {
         uint64_t ts;
+        char *const *warnings = profile_warnings(p);
 
-        if (!strv_isempty(p->warnings)) {
-                log_notice("%s: EDID profile %s not attached, it has warnings (%s, ...)", device_id, p->id, p->warnings[0]);
+        if (!strv_isempty(warnings)) {
+                log_notice("%s: EDID profile %s not attached, it has warnings (%s, ...)", device_id, p->id, warnings[0]);
                 return false;
         }
         if (m->store && store_mapping_get(m->store, device_id, p->id, &ts) == 0 && ts == 0) {

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "names.h"
 #include "profile-scan.h"
+#include "profile-warnings.h"
 #include "profile.h"
 #include "sensor.h"
 
@@ -84,6 +85,7 @@ int manager_new(ManagerConfig *config, Manager **ret) {
         list_init(&m->devices);
         list_init(&m->profiles);
         list_init(&m->sensors);
+        list_init(&m->warnings_pending);
         m->devices_by_path = hashmap_new();
         m->devices_by_id = hashmap_new();
         m->profiles_by_path = hashmap_new();
@@ -113,6 +115,7 @@ Manager *manager_free(Manager *m) {
                 list_unlink(&m->devices, &d->link);
                 device_free(d);
         }
+        profile_warnings_shutdown(m);
         Profile *p;
         LIST_FOREACH(&m->profiles, p, Profile, link) {
                 list_unlink(&m->profiles, &p->link);
@@ -269,7 +272,7 @@ static bool metadata_pair_allowed(Manager *m, Device *d, Profile *p) {
         uint64_t ts;
         if (m->store && store_mapping_get(m->store, d->id, p->id, &ts) == 0 && ts == 0)
                 return false; /* the user removed it before */
-        if (profile_is_edid(p) && !strv_isempty(p->warnings))
+        if (profile_is_edid(p) && !strv_isempty(profile_warnings(p)))
                 return false;
         return true;
 }
@@ -368,6 +371,7 @@ int manager_add_profile(Manager *m, Profile *p, bool auto_add) {
         if (p->filename && !hashmap_get(m->profiles_by_filename, p->filename))
                 (void) hashmap_put(m->profiles_by_filename, p->filename, p);
         list_append(&m->profiles, &p->link);
+        profile_warnings_queue(p);
         if (p->owner != 0)
                 manager_account_object(m, p->owner, +1);
         if (auto_add)

@@ -77,6 +77,9 @@ typedef struct Manager {
         Hashmap *uid_counts;        /* "uid" → UidCount: live devices + profiles per owner */
         unsigned pending_auth;
 
+        List warnings_pending;      /* profiles whose warnings are still to be computed */
+        sd_event_source *warnings_idle;
+
         struct ProfileWatch *profile_watch;
         struct DisplayWatch *display_watch; /* display.c; NULL with --no-udev */
 

@@ -11,6 +11,7 @@
 #include "log.h"
 #include "polkit.h"
 #include "profile-scan.h"
+#include "profile-warnings.h"
 #include "profile.h"
 
 #define ACTION_MODIFY "org.freedesktop.color-manager.modify-profile"
@@ -174,7 +175,7 @@ static int prop_metadata(sd_bus *bus, const char *path, const char *interface, c
 static int prop_warnings(sd_bus *bus, const char *path, const char *interface, const char *property,
                          sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Profile *p = userdata;
-        return sd_bus_message_append_strv(reply, p->warnings);
+        return sd_bus_message_append_strv(reply, (char **) profile_warnings(p));
 }
 
 #define EMITS SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE

@@ -72,7 +72,7 @@ static int load_info(Manager *m, const FileIdentity *f, IccInfo **ret) {
                 return 0;
         }
         _cleanup_free_ char *why = NULL;
-        r = icc_info_parse(data, size, ret, &why);
+        r = icc_info_parse_flags(data, size, ICC_INFO_SKIP_WARNINGS, ret, &why);
         if (r < 0) {
                 log_warning("Skipping %s: %s", f->path, why ? why : strerror(-r));
                 return r;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "names.h"
+#include "profile-warnings.h"
 
 int profile_new(Manager *m, const char *id, uid_t owner, Scope scope, Profile **ret) {
         Profile *p = calloc(1, sizeof *p);
@@ -39,6 +40,7 @@ Profile *profile_free(Profile *p) {
         free(p->format);
         free(p->title);
         strmap_clear(&p->metadata);
+        profile_warnings_dequeue(p);
         strv_free(p->warnings);
         free(p->data);
         free(p->holders);
@@ -122,8 +124,8 @@ int profile_apply_icc(Profile *p, const IccInfo *info) {
                 if (r < 0)
                         return r;
         }
-        char **w = strv_copy(info->warnings);
-        if (!w)
+        char **w = NULL; /* NULL: computed later (ICC_INFO_SKIP_WARNINGS) */
+        if (info->warnings && !(w = strv_copy(info->warnings)))
                 return -ENOMEM;
         strv_free(p->warnings);
         p->warnings = w;

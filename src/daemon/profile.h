@@ -32,7 +32,8 @@ struct Profile {
         bool is_system_wide;
         int64_t created; /* seconds, from the ICC header */
         StrMap metadata;
-        char **warnings;
+        char **warnings; /* NULL until computed: use profile_warnings() (profile-warnings.h) */
+        ListLink warnings_link; /* in Manager.warnings_pending while NULL */
         int score; /* GetStandardSpace preference */
 
         /* The file's bytes as they were read, for InstallSystemWide (copied, never mapped). */

@@ -116,6 +116,27 @@ int store_profile_cache_put(Store *s, const char *path, uint64_t size, int64_t m
         return r;
 }
 
+int store_profile_cache_set_warnings(Store *s, const char *path, uint64_t size, int64_t mtime_ns,
+                                     uint64_t inode, char *const *warnings) {
+        if (!path || !warnings)
+                return -EINVAL;
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, STMT_CACHE_SET_WARNINGS, &st);
+        if (r >= 0)
+                r = store_bind_text(st, 1, path);
+        if (r >= 0)
+                r = store_errno(sqlite3_bind_int64(st, 2, (int64_t) size));
+        if (r >= 0)
+                r = store_errno(sqlite3_bind_int64(st, 3, mtime_ns));
+        if (r >= 0)
+                r = store_errno(sqlite3_bind_int64(st, 4, (int64_t) inode));
+        if (r >= 0)
+                r = bind_strv(st, 5, warnings);
+        if (r >= 0)
+                r = store_step_done(s, st);
+        return r;
+}
+
 static int column_text_checked(sqlite3_stmt *st, int col, char **ret) {
         int r = store_column_strdup(st, col, ret);
         if (r < 0)

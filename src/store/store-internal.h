@@ -50,6 +50,7 @@ typedef enum StoreStatement {
 
         STMT_CACHE_GET,
         STMT_CACHE_PUT,
+        STMT_CACHE_SET_WARNINGS,
         STMT_CACHE_DELETE,
         STMT_CACHE_PATHS,
         STMT_CACHE_COUNT,

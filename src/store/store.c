@@ -90,6 +90,9 @@ static const char *const statement_sql[_STMT_MAX] = {
                 "colorspace = excluded.colorspace, has_vcgt = excluded.has_vcgt, created = excluded.created, "
                 "metadata = excluded.metadata, warnings = excluded.warnings, "
                 "tags_ignored = excluded.tags_ignored",
+        [STMT_CACHE_SET_WARNINGS] =
+                "UPDATE profile_cache SET warnings = ?5 "
+                "WHERE path = ?1 AND size = ?2 AND mtime_ns = ?3 AND inode = ?4",
         [STMT_CACHE_DELETE] = "DELETE FROM profile_cache WHERE path = ?1",
         [STMT_CACHE_PATHS] = "SELECT path FROM profile_cache",
         [STMT_CACHE_COUNT] = "SELECT count(*) FROM profile_cache",

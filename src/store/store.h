@@ -98,6 +98,10 @@ int store_profile_cache_get(Store *s, const char *path, uint64_t size, int64_t m
                             IccInfo **ret);
 int store_profile_cache_put(Store *s, const char *path, uint64_t size, int64_t mtime_ns, uint64_t inode,
                             const IccInfo *info);
+/* Fills in the warnings of a row put without them, if the row still describes that file
+ * identity (the file may have changed since). */
+int store_profile_cache_set_warnings(Store *s, const char *path, uint64_t size, int64_t mtime_ns,
+                                     uint64_t inode, char *const *warnings);
 /* Drops every cached path not in live_paths (NULL-terminated; NULL empties the cache).
  * Returns the number of rows removed. */
 int store_profile_cache_prune(Store *s, char *const *live_paths);

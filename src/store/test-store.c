@@ -712,6 +712,18 @@ static void test_profile_cache(void) {
         assert_streq(got->kind, "unknown");
         assert_streq(got->colorspace, "cmyk");
         got = icc_info_free(got);
+        /* warnings filled in later, only for the identity they were computed from */
+        char *late[] = { "vcgt-non-monotonic", NULL };
+        assert_se(store_profile_cache_set_warnings(s, "/icc/bare.icc", 1, 2, 99, late) == 0);
+        assert_se(store_profile_cache_get(s, "/icc/bare.icc", 1, 2, 3, &got) == 0);
+        assert_se(!got->warnings);
+        got = icc_info_free(got);
+        assert_se(store_profile_cache_set_warnings(s, "/icc/bare.icc", 1, 2, 3, late) == 0);
+        assert_se(store_profile_cache_get(s, "/icc/bare.icc", 1, 2, 3, &got) == 0);
+        assert_se(strv_length(got->warnings) == 1);
+        assert_streq(got->warnings[0], "vcgt-non-monotonic");
+        got = icc_info_free(got);
+        assert_se(store_profile_cache_set_warnings(s, "/icc/bare.icc", 1, 2, 3, NULL) == -EINVAL);
         bare->warnings = calloc(1, sizeof(char *));
         bare->metadata = calloc(1, sizeof(char *));
         assert_se(store_profile_cache_put(s, "/icc/bare.icc", 1, 2, 4, bare) == 0);

@@ -466,6 +466,26 @@ static void test_both_orders(void) {
 
 /* ---- 4. warm start from the metadata cache ------------------------------------------- */
 
+/* Overwrites a file with junk behind the daemon's back, keeping size, mtime and inode, so
+ * only a cache can still know what it held. Returns its stat. */
+static struct stat replace_keeping_identity(const char *file) {
+        struct stat st, st2;
+        assert_se(stat(file, &st) == 0);
+        _cleanup_free_ uint8_t *junk = calloc(1, (size_t) st.st_size);
+        assert_se(junk);
+        memset(junk, 0x5a, (size_t) st.st_size);
+        int fd = open(file, O_WRONLY | O_CLOEXEC);
+        assert_se(fd >= 0);
+        pf_write_fd(fd, junk, (size_t) st.st_size, file);
+        struct timespec times[2] = { st.st_atim, st.st_mtim };
+        assert_se(futimens(fd, times) == 0);
+        assert_se(close(fd) == 0);
+        assert_se(stat(file, &st2) == 0);
+        assert_se(st2.st_ino == st.st_ino && st2.st_size == st.st_size &&
+                  st2.st_mtim.tv_sec == st.st_mtim.tv_sec && st2.st_mtim.tv_nsec == st.st_mtim.tv_nsec);
+        return st;
+}
+
 static void test_warm_start_cache(void) {
         _cleanup_free_ char *srgb_f = harness_corpus_file("colord-data--sRGB.icc");
         _cleanup_free_ char *adobe_f = harness_corpus_file("colord-data--AdobeRGB1998.icc");
@@ -481,20 +501,7 @@ static void test_warm_start_cache(void) {
 
         /* replace the bytes behind the daemon's back, keeping size, mtime and inode */
         _cleanup_free_ char *file = pf_asprintf("%s/colord-data--sRGB.icc", harness_profile_dir(h));
-        struct stat st, st2;
-        assert_se(stat(file, &st) == 0);
-        _cleanup_free_ uint8_t *junk = calloc(1, (size_t) st.st_size);
-        assert_se(junk);
-        memset(junk, 0x5a, (size_t) st.st_size);
-        int fd = open(file, O_WRONLY | O_CLOEXEC);
-        assert_se(fd >= 0);
-        pf_write_fd(fd, junk, (size_t) st.st_size, file);
-        struct timespec times[2] = { st.st_atim, st.st_mtim };
-        assert_se(futimens(fd, times) == 0);
-        assert_se(close(fd) == 0);
-        assert_se(stat(file, &st2) == 0);
-        assert_se(st2.st_ino == st.st_ino && st2.st_size == st.st_size &&
-                  st2.st_mtim.tv_sec == st.st_mtim.tv_sec && st2.st_mtim.tv_nsec == st.st_mtim.tv_nsec);
+        struct stat st = replace_keeping_identity(file);
 
         _cleanup_free_ char *log = start_logged(h);
         assert_log_contains(log, "Found 2 profiles in 2 files");
@@ -518,6 +525,51 @@ static void test_warm_start_cache(void) {
         bus = harness_connect(h);
         assert_find_error(bus, "FindProfileById", srgb_id, CM_ERR "NotFound");
         _cleanup_free_ char *adobe = profile_by_id(bus, adobe_id);
+        harness_assert_alive(h);
+        sd_bus_flush_close_unref(bus);
+        finish(h);
+}
+
+/* Warnings are left out of the startup scan (they cost most of a cold start) and computed
+ * when asked for or in the background; either way they are right, and cached. */
+static void assert_warnings(sd_bus *bus, const char *basename, const char *const *want) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_free_ char *p = find_by(bus, "FindProfileByFilename", basename, &e);
+        assert_se(p);
+        _cleanup_strv_free_ char **got = harness_get_strv(bus, p, CM_PROFILE_IFACE, "Warnings", "as");
+        size_t n = 0;
+        while (want[n])
+                n++;
+        if (strv_length(got) != n)
+                fprintf(stderr, "%s: %zu warnings, want %zu\n", basename, strv_length(got), n);
+        assert_se(strv_length(got) == n);
+        for (size_t i = 0; i < n; i++)
+                assert_streq(got[i], want[i]);
+}
+
+static void test_lazy_warnings(void) {
+        static const char *const krita = "krita-data--ITUR_2100_PQ_FULL.ICC", *const esrgb = "libgs-common--esrgb.icc",
+                                 *const bluish = "colord-data--Bluish.icc";
+        static const char *const krita_w[] = { "scum-dot", "whitepoint-invalid", NULL },
+                                 *const esrgb_w[] = { "scum-dot", NULL }, *const none[] = { NULL };
+        _cleanup_free_ char *kf = harness_corpus_file(krita), *ef = harness_corpus_file(esrgb),
+                            *bf = harness_corpus_file(bluish);
+        Harness *h = start_with((const char *const[]) { kf, ef, bf, NULL }, NULL);
+        sd_bus *bus = harness_connect(h);
+        assert_warnings(bus, krita, krita_w);
+        assert_warnings(bus, esrgb, esrgb_w);
+        assert_warnings(bus, bluish, none);
+        sd_bus_flush_close_unref(bus);
+        stop(h);
+
+        /* the file's bytes are junk now: only the cache still knows its warnings */
+        _cleanup_free_ char *file = pf_asprintf("%s/%s", harness_profile_dir(h), krita);
+        (void) replace_keeping_identity(file);
+        _cleanup_free_ char *log = start_logged(h);
+        assert_log_contains(log, "Found 3 profiles in 3 files");
+        bus = harness_connect(h);
+        assert_warnings(bus, krita, krita_w);
+        assert_warnings(bus, esrgb, esrgb_w);
         harness_assert_alive(h);
         sd_bus_flush_close_unref(bus);
         finish(h);
@@ -760,6 +812,7 @@ int main(void) {
         RUN(test_marker_and_soft);
         RUN(test_both_orders);
         RUN(test_warm_start_cache);
+        RUN(test_lazy_warnings);
         RUN(test_colord_import);
         RUN(test_corruption);
         if (deferred_failures > 0) {
