@@ -29,17 +29,19 @@ void device_emit_properties(Device *d, const char *first, ...) {
                 names[n++] = s;
         va_end(ap);
         names[n] = NULL;
-        if (d->manager->bus)
-                (void) sd_bus_emit_properties_changed_strv(d->manager->bus, d->path, DEVICE_IFACE, (char **) names);
+        sd_bus *bus = manager_signal_bus(d->manager);
+        if (bus)
+                (void) sd_bus_emit_properties_changed_strv(bus, d->path, DEVICE_IFACE, (char **) names);
 }
 
 void device_emit_relations_changed(Device *d, bool modified, const char *extra_property) {
         Manager *m = d->manager;
-        if (!m->bus)
+        sd_bus *bus = manager_signal_bus(m);
+        if (!bus)
                 return;
         device_emit_properties(d, "Profiles", modified ? "Modified" : extra_property,
                                modified ? extra_property : NULL, NULL);
-        (void) sd_bus_emit_signal(m->bus, d->path, DEVICE_IFACE, "Changed", "");
+        (void) sd_bus_emit_signal(bus, d->path, DEVICE_IFACE, "Changed", "");
         manager_emit_path_signal(m, "DeviceChanged", d->path);
 }
 

@@ -1,6 +1,7 @@
 #include "file-diff.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,12 +9,16 @@ int file_list_add(FileList *l, const char *path, uint64_t size, int64_t mtime_ns
         char *p = strdup(path);
         if (!p)
                 return -ENOMEM;
-        FileIdentity *n = realloc(l->files, sizeof *n * (l->n + 1));
-        if (!n) {
-                free(p);
-                return -ENOMEM;
+        if (l->n == l->allocated) {
+                size_t want = l->allocated ? l->allocated * 2 : 64;
+                FileIdentity *n = realloc(l->files, sizeof *n * want);
+                if (!n) {
+                        free(p);
+                        return -ENOMEM;
+                }
+                l->files = n;
+                l->allocated = want;
         }
-        l->files = n;
         l->files[l->n++] = (FileIdentity) { .path = p, .size = size, .mtime_ns = mtime_ns, .inode = inode };
         return 0;
 }
@@ -35,7 +40,12 @@ static int compare(const void *a, const void *b) {
 void file_list_sort(FileList *l) {
         if (l->n < 2)
                 return;
-        qsort(l->files, l->n, sizeof *l->files, compare);
+        /* A directory walk in name order is usually sorted already. */
+        bool sorted = true;
+        for (size_t i = 1; sorted && i < l->n; i++)
+                sorted = strcmp(l->files[i - 1].path, l->files[i].path) < 0;
+        if (!sorted)
+                qsort(l->files, l->n, sizeof *l->files, compare);
         size_t w = 0;
         for (size_t i = 0; i < l->n; i++) {
                 if (w > 0 && strcmp(l->files[w - 1].path, l->files[i].path) == 0) {

@@ -16,7 +16,7 @@ typedef struct FileIdentity {
 
 typedef struct FileList {
         FileIdentity *files;
-        size_t n;
+        size_t n, allocated;
 } FileList;
 
 int file_list_add(FileList *l, const char *path, uint64_t size, int64_t mtime_ns, uint64_t inode);

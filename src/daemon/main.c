@@ -220,6 +220,7 @@ int main(int argc, char **argv) {
         r = manager_startup(m);
         if (r < 0)
                 return EXIT_FAILURE;
+        m->announcing = true;
 
         /* Taken only now: the first client sees every profile and disk device. */
         r = sd_bus_request_name_async(m->bus, NULL, MANAGER_IFACE,

@@ -24,8 +24,9 @@
 #define ACTION_PREFIX "org.freedesktop.color-manager."
 
 void manager_emit_path_signal(Manager *m, const char *member, const char *path) {
-        if (m->bus)
-                (void) sd_bus_emit_signal(m->bus, MANAGER_PATH, MANAGER_IFACE, member, "o", path);
+        sd_bus *bus = manager_signal_bus(m);
+        if (bus)
+                (void) sd_bus_emit_signal(bus, MANAGER_PATH, MANAGER_IFACE, member, "o", path);
 }
 
 static int reply_paths(sd_bus_message *msg, const char *const *paths, size_t n) {

@@ -80,12 +80,21 @@ typedef struct Manager {
         List warnings_pending;      /* profiles whose warnings are still to be computed */
         sd_event_source *warnings_idle;
 
+        bool announcing;            /* signals on: set once the startup scan is done */
+
         struct ProfileWatch *profile_watch;
         struct DisplayWatch *display_watch; /* display.c; NULL with --no-udev */
 
         char *system_vendor;
         char *system_model;
 } Manager;
+
+/* The bus to emit signals on: NULL during startup (the name is taken after the startup
+ * scan, so nobody can know those objects yet; 5000 ProfileAdded cost 13% of a warm start)
+ * and without a bus. */
+static inline sd_bus *manager_signal_bus(Manager *m) {
+        return m->announcing ? m->bus : NULL;
+}
 
 int manager_new(ManagerConfig *config, Manager **ret);
 Manager *manager_free(Manager *m);

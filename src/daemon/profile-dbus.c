@@ -19,12 +19,13 @@
 
 void profile_emit_property_changed(Profile *p, const char *property) {
         Manager *m = p->manager;
-        if (!m->bus)
+        sd_bus *bus = manager_signal_bus(m);
+        if (!bus)
                 return;
-        (void) sd_bus_emit_properties_changed(m->bus, p->path, PROFILE_IFACE, property, NULL);
+        (void) sd_bus_emit_properties_changed(bus, p->path, PROFILE_IFACE, property, NULL);
         if (streq(property, "Metadata"))
                 return;
-        (void) sd_bus_emit_signal(m->bus, p->path, PROFILE_IFACE, "Changed", "");
+        (void) sd_bus_emit_signal(bus, p->path, PROFILE_IFACE, "Changed", "");
         manager_emit_path_signal(m, "ProfileChanged", p->path);
 }
 

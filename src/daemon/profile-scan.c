@@ -146,6 +146,7 @@ static void walk_dir(Manager *m, const char *dir, int depth, FileList *into) {
                 log_warning_errno(errno, "Cannot watch %s: %m", dir);
 
         _cleanup_strv_free_ char **names = NULL;
+        size_t n_names = 0, allocated = 0;
         DIR *d = opendir(dir);
         if (!d) {
                 if (errno != ENOENT)
@@ -153,13 +154,25 @@ static void walk_dir(Manager *m, const char *dir, int depth, FileList *into) {
                 return;
         }
         struct dirent *de;
-        while ((de = readdir(d)))
-                if (!streq(de->d_name, ".") && !streq(de->d_name, "..") && strv_extend(&names, de->d_name) < 0)
+        while ((de = readdir(d))) {
+                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+                        continue;
+                if (n_names + 1 >= allocated) {
+                        size_t want = allocated ? allocated * 2 : 64;
+                        char **t = realloc(names, want * sizeof(char *));
+                        if (!t)
+                                break;
+                        names = t;
+                        allocated = want;
+                }
+                if (!(names[n_names] = strdup(de->d_name)))
                         break;
+                names[++n_names] = NULL;
+        }
         closedir(d);
         /* Sorted, so which of two identical files wins does not depend on the filesystem. */
         if (names)
-                qsort(names, strv_length(names), sizeof(char *), compare_names);
+                qsort(names, n_names, sizeof(char *), compare_names);
 
         STRV_FOREACH(n, names) {
                 _cleanup_free_ char *path = NULL;

@@ -27,8 +27,9 @@ void sensor_emit_properties(Sensor *s, const char *first, ...) {
                 names[n++] = p;
         va_end(ap);
         names[n] = NULL;
-        if (s->manager->bus)
-                (void) sd_bus_emit_properties_changed_strv(s->manager->bus, s->path, SENSOR_IFACE, (char **) names);
+        sd_bus *bus = manager_signal_bus(s->manager);
+        if (bus)
+                (void) sd_bus_emit_properties_changed_strv(bus, s->path, SENSOR_IFACE, (char **) names);
 }
 
 static int lock_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
