@@ -32,6 +32,7 @@ struct Device {
         ListLink link;
 
         char *id;
+        struct Device *same_id_next; /* Manager.devices_by_id */
         char *path;
         uid_t owner;
         Scope scope;

@@ -87,16 +87,19 @@ int manager_new(ManagerConfig *config, Manager **ret) {
         list_init(&m->sensors);
         list_init(&m->warnings_pending);
         m->devices_by_path = hashmap_new();
-        m->devices_by_id = hashmap_new();
+        m->devices_by_id = CHAIN_INDEX_INIT(Device, id, same_id_next);
+        m->profiles_by_filename = CHAIN_INDEX_INIT(Profile, filename, same_file_next);
+        m->profiles_by_target = CHAIN_INDEX_INIT(Profile, mapping_target, same_target_next);
         m->profiles_by_path = hashmap_new();
         m->profiles_by_id = hashmap_new();
-        m->profiles_by_filename = hashmap_new();
         m->sensors_by_path = hashmap_new();
         m->clients = hashmap_new();
         m->uid_counts = hashmap_new();
         m->owner_suffixes = hashmap_new();
-        if (!m->devices_by_path || !m->devices_by_id || !m->profiles_by_path || !m->profiles_by_id ||
-            !m->profiles_by_filename || !m->sensors_by_path || !m->clients || !m->uid_counts || !m->owner_suffixes)
+        if (!m->devices_by_path || chain_index_init(&m->devices_by_id) < 0 || !m->profiles_by_path ||
+            !m->profiles_by_id || chain_index_init(&m->profiles_by_filename) < 0 ||
+            chain_index_init(&m->profiles_by_target) < 0 || !m->sensors_by_path || !m->clients || !m->uid_counts ||
+            !m->owner_suffixes)
                 return -ENOMEM;
         *ret = TAKE_PTR(m);
         return 0;
@@ -142,10 +145,11 @@ Manager *manager_free(Manager *m) {
         profile_watch_free(m->profile_watch);
         display_watch_free(m->display_watch);
         hashmap_free(m->devices_by_path);
-        hashmap_free(m->devices_by_id);
+        chain_index_done(&m->devices_by_id);
         hashmap_free(m->profiles_by_path);
         hashmap_free(m->profiles_by_id);
-        hashmap_free(m->profiles_by_filename);
+        chain_index_done(&m->profiles_by_filename);
+        chain_index_done(&m->profiles_by_target);
         hashmap_free(m->sensors_by_path);
         hashmap_free(m->clients);
         hashmap_free(m->uid_counts);
@@ -233,12 +237,11 @@ Device *manager_find_device_by_id(Manager *m, const char *id, uid_t uid) {
         Device *d = path ? hashmap_get(m->devices_by_path, path) : NULL;
         if (d && streq(d->id, id))
                 return d;
-        d = hashmap_get(m->devices_by_id, id);
+        d = chain_index_first(&m->devices_by_id, id);
         if (d)
                 return d;
         /* Identical monitors: the plain id names the first of the daemon's twins (display.h). */
-        const char *real = display_alias_target(m, id);
-        return real ? hashmap_get(m->devices_by_id, real) : NULL;
+        return chain_index_first(&m->devices_by_id, display_alias_target(m, id));
 }
 
 Device *manager_find_device_by_path(Manager *m, const char *path) {
@@ -255,7 +258,7 @@ Profile *manager_find_profile_by_path(Manager *m, const char *path) {
 
 Profile *manager_find_profile_by_filename(Manager *m, const char *filename) {
         if (filename[0] == '/')
-                return hashmap_get(m->profiles_by_filename, filename);
+                return chain_index_first(&m->profiles_by_filename, filename);
         Profile *p;
         LIST_FOREACH(&m->profiles, p, Profile, link) {
                 if (!p->filename)
@@ -290,12 +293,10 @@ static void auto_add_for_device(Manager *m, Device *d) {
                         store_mappings_free(maps, n);
                 }
         }
-        Profile *p;
-        LIST_FOREACH(&m->profiles, p, Profile, link) {
-                const char *target = strmap_get(&p->metadata, "MAPPING_device_id");
-                if (target && streq(target, d->id) && metadata_pair_allowed(m, d, p))
+        for (Profile *p = chain_index_first(&m->profiles_by_target, d->id); p;
+             p = chain_index_next(&m->profiles_by_target, p))
+                if (metadata_pair_allowed(m, d, p))
                         (void) device_add_profile(d, p, false, now_usec());
-        }
 }
 
 static void auto_add_for_profile(Manager *m, Profile *p) {
@@ -327,7 +328,7 @@ int manager_add_device(Manager *m, Device *d) {
         int r = hashmap_put(m->devices_by_path, d->path, d);
         if (r < 0)
                 return r;
-        if (!hashmap_get(m->devices_by_id, d->id) && (r = hashmap_put(m->devices_by_id, d->id, d)) < 0) {
+        if ((r = chain_index_add(&m->devices_by_id, d)) < 0) {
                 hashmap_remove(m->devices_by_path, d->path);
                 return r;
         }
@@ -338,25 +339,29 @@ int manager_add_device(Manager *m, Device *d) {
         return 0;
 }
 
-static void reindex_device_id(Manager *m, Device *gone) {
-        if (!hashmap_remove_value(m->devices_by_id, gone->id, gone))
-                return;
-        Device *d;
-        LIST_FOREACH(&m->devices, d, Device, link)
-                if (d != gone && streq(d->id, gone->id)) {
-                        (void) hashmap_put(m->devices_by_id, d->id, d);
-                        return;
-                }
-}
-
 void manager_remove_device(Manager *m, Device *d) {
         hashmap_remove_value(m->devices_by_path, d->path, d);
-        reindex_device_id(m, d);
+        chain_index_remove(&m->devices_by_id, d);
         list_unlink(&m->devices, &d->link);
         manager_account_object(m, d->owner, -1);
         manager_emit_path_signal(m, "DeviceRemoved", d->path);
         display_device_removed(m, d);
         device_free(d);
+}
+
+/* The index key is the profile's own copy: Metadata values may be replaced meanwhile. */
+static int index_target(Manager *m, Profile *p) {
+        const char *target = strmap_get(&p->metadata, "MAPPING_device_id");
+        if (!target)
+                return 0;
+        if (!(p->mapping_target = strdup(target)))
+                return -ENOMEM;
+        return chain_index_add(&m->profiles_by_target, p);
+}
+
+static void unindex_target(Manager *m, Profile *p) {
+        chain_index_remove(&m->profiles_by_target, p);
+        p->mapping_target = mfree(p->mapping_target);
 }
 
 int manager_add_profile(Manager *m, Profile *p, bool auto_add) {
@@ -368,8 +373,12 @@ int manager_add_profile(Manager *m, Profile *p, bool auto_add) {
                 hashmap_remove(m->profiles_by_path, p->path);
                 return r;
         }
-        if (p->filename && !hashmap_get(m->profiles_by_filename, p->filename))
-                (void) hashmap_put(m->profiles_by_filename, p->filename, p);
+        if ((r = chain_index_add(&m->profiles_by_filename, p)) < 0 || (r = index_target(m, p)) < 0) {
+                chain_index_remove(&m->profiles_by_filename, p);
+                hashmap_remove(m->profiles_by_path, p->path);
+                hashmap_remove(m->profiles_by_id, p->id);
+                return r;
+        }
         list_append(&m->profiles, &p->link);
         profile_warnings_queue(p);
         if (p->owner != 0)
@@ -380,22 +389,20 @@ int manager_add_profile(Manager *m, Profile *p, bool auto_add) {
         return 0;
 }
 
-static void unindex_filename(Manager *m, Profile *p) {
-        if (!p->filename || !hashmap_remove_value(m->profiles_by_filename, p->filename, p))
-                return;
-        Profile *o;
-        LIST_FOREACH(&m->profiles, o, Profile, link)
-                if (o != p && streq_ptr(o->filename, p->filename)) {
-                        (void) hashmap_put(m->profiles_by_filename, o->filename, o);
-                        break;
-                }
+int manager_profile_set_filename(Manager *m, Profile *p, const char *filename) {
+        chain_index_remove(&m->profiles_by_filename, p);
+        int r = free_and_strdup(&p->filename, filename);
+        int k = chain_index_add(&m->profiles_by_filename, p);
+        return r < 0 ? r : k;
 }
 
-int manager_profile_set_filename(Manager *m, Profile *p, const char *filename) {
-        unindex_filename(m, p);
-        int r = free_and_strdup(&p->filename, filename);
-        if (r >= 0 && !hashmap_get(m->profiles_by_filename, p->filename))
-                r = hashmap_put(m->profiles_by_filename, p->filename, p);
+int manager_profile_set_property(Manager *m, Profile *p, const char *key, const char *value,
+                                 const char **ret_property) {
+        int r = profile_set_property(p, key, value, ret_property);
+        if (r >= 0 && streq(key, "MAPPING_device_id")) {
+                unindex_target(m, p);
+                r = index_target(m, p);
+        }
         return r;
 }
 
@@ -408,7 +415,8 @@ void manager_remove_profile(Manager *m, Profile *p) {
         }
         hashmap_remove_value(m->profiles_by_path, p->path, p);
         hashmap_remove_value(m->profiles_by_id, p->id, p);
-        unindex_filename(m, p);
+        chain_index_remove(&m->profiles_by_filename, p);
+        unindex_target(m, p);
         list_unlink(&m->profiles, &p->link);
         if (p->owner != 0)
                 manager_account_object(m, p->owner, -1);

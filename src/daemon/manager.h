@@ -9,6 +9,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "chain-index.h"
 #include "hashmap.h"
 #include "list.h"
 #include "store.h"
@@ -64,11 +65,12 @@ typedef struct Manager {
 
         List devices;               /* creation order */
         Hashmap *devices_by_path;
-        Hashmap *devices_by_id;     /* first device of each id, any owner */
+        ChainIndex devices_by_id;   /* every device of each id (one per owner), creation order */
         List profiles;
         Hashmap *profiles_by_path;
         Hashmap *profiles_by_id;    /* profile ids are global */
-        Hashmap *profiles_by_filename;
+        ChainIndex profiles_by_filename;
+        ChainIndex profiles_by_target; /* by MAPPING_device_id, for automatic assignment */
         List sensors;
         Hashmap *sensors_by_path;
 
@@ -122,6 +124,9 @@ void manager_remove_device(Manager *m, Device *d); /* emits DeviceRemoved, frees
 int manager_add_profile(Manager *m, Profile *p, bool auto_add);
 void manager_remove_profile(Manager *m, Profile *p); /* detaches from devices, emits, frees */
 /* A discovered profile's file moved: keeps the filename index right. */
+/* profile_set_property() for a registered profile: keeps the indexes right. */
+int manager_profile_set_property(Manager *m, Profile *p, const char *key, const char *value,
+                                 const char **ret_property);
 int manager_profile_set_filename(Manager *m, Profile *p, const char *filename);
 
 /* Client left the bus: drop its temp objects, inhibitors and sensor locks. */

@@ -61,7 +61,7 @@ static int set_property_authorized(sd_bus_message *msg, Manager *m, Client *c, s
                 if (c->uid != 0 && c->uid != m->daemon_uid && c->uid != p->owner)
                         return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_FAILED_TO_AUTHENTICATE,
                                              "profile '%s' belongs to another user", p->id);
-                r = profile_set_property(p, key, value, &prop);
+                r = manager_profile_set_property(m, p, key, value, &prop);
                 if (r == -E2BIG)
                         return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "too many metadata entries");
                 if (r < 0)

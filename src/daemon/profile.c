@@ -36,6 +36,7 @@ Profile *profile_free(Profile *p) {
         free(p->path);
         free(p->creator);
         free(p->filename);
+        free(p->mapping_target);
         free(p->qualifier);
         free(p->format);
         free(p->title);

@@ -23,6 +23,9 @@ struct Profile {
         char *creator;
 
         char *filename;
+        struct Profile *same_file_next; /* Manager.profiles_by_filename */
+        char *mapping_target;           /* MAPPING_device_id when indexed, Manager.profiles_by_target */
+        struct Profile *same_target_next;
         char *qualifier;
         char *format;
         char *title; /* from the ICC description; per-user titles live in the store */

@@ -13,7 +13,7 @@ Hashmap *hashmap_free(Hashmap *h);
 
 /* -EEXIST if the key is present, -ENOMEM on allocation failure. */
 int hashmap_put(Hashmap *h, const char *key, void *value);
-/* Replaces any existing value. */
+/* Replaces any existing value, and the borrowed key pointer with this one (no allocation then). */
 int hashmap_replace(Hashmap *h, const char *key, void *value);
 void *hashmap_get(const Hashmap *h, const char *key);
 /* Returns the removed value or NULL. */

@@ -1,6 +1,8 @@
 /* Unit tests for the bus-free helpers: hash table, list, strv, names, qualifier matching. */
 #include <stdio.h>
+#include <string.h>
 
+#include "chain-index.h"
 #include "hashmap.h"
 #include "list.h"
 #include "md5.h"
@@ -34,6 +36,43 @@ static void test_hashmap(void) {
                 n++;
         }
         assert_se(n == 2500);
+}
+
+typedef struct Owned {
+        char *key;
+        void *next;
+} Owned;
+
+static int chain_count(ChainIndex *ci, const char *key, Owned **want) {
+        int n = 0;
+        for (Owned *o = chain_index_first(ci, key); o; o = chain_index_next(ci, o))
+                assert_se(o == want[n++]);
+        assert_se(!want[n]);
+        return n;
+}
+
+static void test_chain_index(void) {
+        ChainIndex ci = CHAIN_INDEX_INIT(Owned, key, next);
+        assert_se(chain_index_init(&ci) == 0);
+        /* separate strings with equal contents, as separate objects' ids are */
+        char k[4][8] = { "dev", "dev", "dev", "other" };
+        Owned a = { k[0] }, b = { k[1] }, c = { k[2] }, x = { k[3] }, unkeyed = { NULL };
+        assert_se(chain_index_add(&ci, &a) == 0 && chain_index_add(&ci, &b) == 0 &&
+                  chain_index_add(&ci, &x) == 0 && chain_index_add(&ci, &c) == 0 &&
+                  chain_index_add(&ci, &unkeyed) == 0);
+        assert_se(chain_count(&ci, "dev", (Owned *[]) { &a, &b, &c, NULL }) == 3);
+        assert_se(chain_count(&ci, "other", (Owned *[]) { &x, NULL }) == 1);
+        assert_se(!chain_index_first(&ci, "missing") && !chain_index_first(&ci, NULL));
+        chain_index_remove(&ci, &b); /* middle */
+        assert_se(chain_count(&ci, "dev", (Owned *[]) { &a, &c, NULL }) == 2);
+        chain_index_remove(&ci, &a); /* first: the map is re-keyed on c's string */
+        memset(k[0], 0, sizeof k[0]); /* a's key may die now */
+        assert_se(chain_count(&ci, "dev", (Owned *[]) { &c, NULL }) == 1);
+        chain_index_remove(&ci, &c);
+        chain_index_remove(&ci, &c); /* twice, and never added, are harmless */
+        chain_index_remove(&ci, &unkeyed);
+        assert_se(!chain_index_first(&ci, "dev") && hashmap_size(ci.map) == 1);
+        chain_index_done(&ci);
 }
 
 typedef struct Item {
@@ -163,6 +202,7 @@ static void test_qualifier(void) {
 int main(void) {
         test_hashmap();
         test_list();
+        test_chain_index();
         test_strv();
         test_names();
         test_md5();

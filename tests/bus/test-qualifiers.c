@@ -242,6 +242,23 @@ static void test_auto_assign(Harness *h, sd_bus *bus) {
         _cleanup_strv_free_ char **l5 = device_profiles(bus, d2);
         assert_strv(l5, p, e);
 
+        /* MAPPING_device_id set after creation counts for devices added later, and the old
+         * value stops counting */
+        _cleanup_free_ char *late = harness_must_create_profile(bus, "q-auto-late", "normal",
+                                                                KV("MAPPING_device_id", "q-auto-before"));
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r = harness_call(bus, late, CM_PROFILE_IFACE, "SetProperty", &error, NULL, "ss", "MAPPING_device_id",
+                             "q-auto-after");
+        assert_bus_ok(r, &error);
+        _cleanup_free_ char *before = harness_must_create_device(bus, "q-auto-before", "normal", "display", NO_KV);
+        _cleanup_free_ char *after = harness_must_create_device(bus, "q-auto-after", "normal", "display", NO_KV);
+        _cleanup_strv_free_ char **l6 = device_profiles(bus, before), **l7 = device_profiles(bus, after);
+        assert_se(strv_isempty(l6));
+        assert_strv(l7, late);
+        must_call(bus, CM_PATH, CM_IFACE, "DeleteDevice", "o", before);
+        must_call(bus, CM_PATH, CM_IFACE, "DeleteDevice", "o", after);
+        must_call(bus, CM_PATH, CM_IFACE, "DeleteProfile", "o", late);
+
         must_call(bus, CM_PATH, CM_IFACE, "DeleteDevice", "o", d2);
         must_call(bus, CM_PATH, CM_IFACE, "DeleteProfile", "o", p);
         must_call(bus, CM_PATH, CM_IFACE, "DeleteProfile", "o", p3);
