@@ -9,7 +9,13 @@ int bus_append_strmap(sd_bus_message *m, const StrMap *map) {
         if (r < 0)
                 return r;
         for (size_t i = 0; i < map->n; i++) {
-                r = sd_bus_message_append(m, "{ss}", map->entries[i].key, map->entries[i].value);
+                r = sd_bus_message_open_container(m, 'e', "ss");
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(m, 's', map->entries[i].key);
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(m, 's', map->entries[i].value);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
                 if (r < 0)
                         return r;
         }

@@ -285,20 +285,12 @@ static int set_enabled_authorized(sd_bus_message *msg, Manager *m, Client *c, sd
 DEVICE_AUTH_METHOD(method_set_enabled, set_enabled_authorized, ACTION_MODIFY)
 
 
-static int prop_string(sd_bus *bus, const char *path, const char *interface, const char *property,
-                       sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+/* Strings are read by sd-bus itself from the field (NULL reads as ""), without a getter
+ * call and a format string per property: GetAll marshals twenty of them. */
+static int prop_scope(sd_bus *bus, const char *path, const char *interface, const char *property,
+                      sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Device *d = userdata;
-        const char *v = streq(property, "Model") ? d->model :
-                        streq(property, "Serial") ? d->serial :
-                        streq(property, "Vendor") ? d->vendor :
-                        streq(property, "Colorspace") ? d->colorspace :
-                        streq(property, "Kind") ? d->kind :
-                        streq(property, "DeviceId") ? d->id :
-                        streq(property, "Mode") ? d->mode :
-                        streq(property, "Format") ? d->format :
-                        streq(property, "Scope") ? scope_to_string(d->scope) :
-                        d->seat;
-        return sd_bus_message_append(reply, "s", strempty(v));
+        return sd_bus_message_append_basic(reply, 's', scope_to_string(d->scope));
 }
 
 static int prop_profiles(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -310,14 +302,15 @@ static int prop_profiles(sd_bus *bus, const char *path, const char *interface, c
                 return -ENOMEM;
         int r = sd_bus_message_open_container(reply, 'a', "o");
         for (size_t i = 0; r >= 0 && i < n; i++)
-                r = sd_bus_message_append(reply, "o", ordered[i]->path);
+                r = sd_bus_message_append_basic(reply, 'o', ordered[i]->path);
         return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
 static int prop_bool(sd_bus *bus, const char *path, const char *interface, const char *property,
                      sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Device *d = userdata;
-        return sd_bus_message_append(reply, "b", (int) (streq(property, "Enabled") ? d->enabled : d->embedded));
+        int v = streq(property, "Enabled") ? d->enabled : d->embedded;
+        return sd_bus_message_append_basic(reply, 'b', &v);
 }
 
 static int prop_metadata(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -337,19 +330,19 @@ const sd_bus_vtable device_vtable[] = {
         SD_BUS_VTABLE_START(SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_PROPERTY("Created", "t", NULL, offsetof(Device, created), SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Modified", "t", NULL, offsetof(Device, modified), EMITS),
-        SD_BUS_PROPERTY("Model", "s", prop_string, 0, EMITS),
-        SD_BUS_PROPERTY("Serial", "s", prop_string, 0, EMITS),
-        SD_BUS_PROPERTY("Vendor", "s", prop_string, 0, EMITS),
-        SD_BUS_PROPERTY("Colorspace", "s", prop_string, 0, EMITS),
-        SD_BUS_PROPERTY("Kind", "s", prop_string, 0, EMITS),
-        SD_BUS_PROPERTY("DeviceId", "s", prop_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Model", "s", NULL, offsetof(Device, model), EMITS),
+        SD_BUS_PROPERTY("Serial", "s", NULL, offsetof(Device, serial), EMITS),
+        SD_BUS_PROPERTY("Vendor", "s", NULL, offsetof(Device, vendor), EMITS),
+        SD_BUS_PROPERTY("Colorspace", "s", NULL, offsetof(Device, colorspace), EMITS),
+        SD_BUS_PROPERTY("Kind", "s", NULL, offsetof(Device, kind), EMITS),
+        SD_BUS_PROPERTY("DeviceId", "s", NULL, offsetof(Device, id), SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Profiles", "ao", prop_profiles, 0, EMITS),
-        SD_BUS_PROPERTY("Mode", "s", prop_string, 0, EMITS),
-        SD_BUS_PROPERTY("Format", "s", prop_string, 0, EMITS),
-        SD_BUS_PROPERTY("Scope", "s", prop_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Mode", "s", NULL, offsetof(Device, mode), EMITS),
+        SD_BUS_PROPERTY("Format", "s", NULL, offsetof(Device, format), EMITS),
+        SD_BUS_PROPERTY("Scope", "s", prop_scope, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Owner", "u", NULL, offsetof(Device, owner), SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Enabled", "b", prop_bool, 0, EMITS),
-        SD_BUS_PROPERTY("Seat", "s", prop_string, 0, EMITS),
+        SD_BUS_PROPERTY("Seat", "s", NULL, offsetof(Device, seat), EMITS),
         SD_BUS_PROPERTY("Embedded", "b", prop_bool, 0, EMITS),
         SD_BUS_PROPERTY("Metadata", "a{ss}", prop_metadata, 0, EMITS),
         SD_BUS_PROPERTY("ProfilingInhibitors", "as", prop_inhibitors, 0, EMITS),

@@ -257,12 +257,15 @@ static char *read_cmdline(pid_t pid) {
         return strdup(buf);
 }
 
-static char *seat_of(pid_t pid) {
-        char *session = NULL, *seat = NULL;
-        if (pid > 0 && sd_pid_get_session(pid, &session) >= 0)
-                (void) sd_session_get_seat(session, &seat);
+static void client_read_process(Client *c) {
+        if (c->process_known || c->pid <= 0)
+                return;
+        char *session = NULL;
+        if (sd_pid_get_session(c->pid, &session) >= 0)
+                (void) sd_session_get_seat(session, &c->seat);
         free(session);
-        return seat;
+        c->cmdline = read_cmdline(c->pid);
+        c->process_known = true;
 }
 
 static int check_object_quota(Manager *m, Client *c, sd_bus_error *error) {
@@ -366,12 +369,13 @@ static int create_device_authorized(sd_bus_message *msg, Manager *m, Client *c, 
         r = device_new(m, id, c->uid, scope, &d);
         if (r < 0)
                 return r;
-        d->seat = seat_of(c->pid);
+        client_read_process(c);
+        if (c->seat && !(d->seat = strdup(c->seat)))
+                return -ENOMEM;
         r = device_apply_properties(d, &props);
         if (r < 0)
                 return r;
-        _cleanup_free_ char *cmdline = c->pid > 0 ? read_cmdline(c->pid) : NULL;
-        if (cmdline && (r = strmap_set(&d->metadata, "OwnerCmdline", cmdline)) < 0)
+        if (c->cmdline && (r = strmap_set(&d->metadata, "OwnerCmdline", c->cmdline)) < 0)
                 return r;
         bool enabled;
         if (store_device_get_enabled(m->store, id, &enabled) >= 0)

@@ -110,6 +110,13 @@ typedef struct UidCount {
         unsigned n;
 } UidCount;
 
+static void client_free(Client *c) {
+        free(c->name);
+        free(c->seat);
+        free(c->cmdline);
+        free(c);
+}
+
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
@@ -130,11 +137,8 @@ Manager *manager_free(Manager *m) {
                 sensor_free(s);
         }
         void *it = NULL, *v;
-        while (hashmap_iterate(m->clients, &it, NULL, &v)) {
-                Client *c = v;
-                free(c->name);
-                free(c);
-        }
+        while (hashmap_iterate(m->clients, &it, NULL, &v))
+                client_free(v);
         it = NULL;
         while (hashmap_iterate(m->uid_counts, &it, NULL, &v))
                 free(v);
@@ -429,8 +433,7 @@ void manager_client_vanished(Manager *m, const char *name) {
         if (!c)
                 return;
         bool watched = c->watched;
-        free(c->name);
-        free(c);
+        client_free(c);
         if (!watched)
                 return;
 

@@ -54,6 +54,10 @@ typedef struct Client {
         uid_t uid;
         pid_t pid;
         bool watched; /* owns temp objects, inhibits or locks: clean up when it leaves */
+        /* Read from /proc and logind at the first CreateDevice, then kept: a connection's
+         * process does not change, and the lookups cost more than the rest of the call. */
+        bool process_known;
+        char *seat, *cmdline;
 } Client;
 
 typedef struct Manager {
