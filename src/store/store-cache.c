@@ -14,58 +14,6 @@
 #include "hashmap.h"
 #include "strv.h"
 
-static int bind_strv(sqlite3_stmt *st, int idx, char *const *l) {
-        if (!l)
-                return store_errno(sqlite3_bind_null(st, idx));
-        size_t size = 0;
-        STRV_FOREACH(i, l)
-                size += strlen(*i) + 1;
-        if (size == 0)
-                return store_errno(sqlite3_bind_zeroblob(st, idx, 0));
-        char *buf = malloc(size), *p = buf;
-        if (!buf)
-                return -ENOMEM;
-        STRV_FOREACH(i, l)
-                p = stpcpy(p, *i) + 1;
-        return store_errno(sqlite3_bind_blob64(st, idx, buf, size, free));
-}
-
-/* -EBADMSG when the blob is not a list of NUL-terminated UTF-8 strings. */
-static int column_strv(sqlite3_stmt *st, int col, char ***ret) {
-        int type = sqlite3_column_type(st, col);
-        if (type == SQLITE_NULL) {
-                *ret = NULL;
-                return 0;
-        }
-        if (type != SQLITE_BLOB)
-                return -EBADMSG;
-        const char *p = sqlite3_column_blob(st, col);
-        size_t size = sqlite3_column_bytes(st, col);
-        if (size > 0 && !p)
-                return -ENOMEM;
-        if (size > 0 && p[size - 1] != '\0')
-                return -EBADMSG;
-
-        size_t n = 0;
-        for (size_t i = 0; i < size; i++)
-                if (p[i] == '\0')
-                        n++;
-        _cleanup_strv_free_ char **l = calloc(n + 1, sizeof(char *));
-        if (!l)
-                return -ENOMEM;
-        for (size_t k = 0, off = 0; k < n; k++) {
-                size_t len = strlen(p + off);
-                if (!store_utf8_is_valid(p + off, len))
-                        return -EBADMSG;
-                l[k] = strdup(p + off);
-                if (!l[k])
-                        return -ENOMEM;
-                off += len + 1;
-        }
-        *ret = TAKE_PTR(l);
-        return 0;
-}
-
 int store_profile_cache_put(Store *s, const char *path, uint64_t size, int64_t mtime_ns, uint64_t inode,
                             const IccInfo *info) {
         if (!path || !info)
@@ -106,9 +54,9 @@ int store_profile_cache_put(Store *s, const char *path, uint64_t size, int64_t m
         if (r >= 0)
                 r = store_errno(sqlite3_bind_int64(st, 12, info->created));
         if (r >= 0)
-                r = bind_strv(st, 13, info->metadata);
+                r = store_bind_strv(st, 13, info->metadata);
         if (r >= 0)
-                r = bind_strv(st, 14, info->warnings);
+                r = store_bind_strv(st, 14, info->warnings);
         if (r >= 0)
                 r = store_errno(sqlite3_bind_int64(st, 15, info->tags_ignored));
         if (r >= 0)
@@ -131,7 +79,7 @@ int store_profile_cache_set_warnings(Store *s, const char *path, uint64_t size, 
         if (r >= 0)
                 r = store_errno(sqlite3_bind_int64(st, 4, (int64_t) inode));
         if (r >= 0)
-                r = bind_strv(st, 5, warnings);
+                r = store_bind_strv(st, 5, warnings);
         if (r >= 0)
                 r = store_step_done(s, st);
         return r;
@@ -189,12 +137,12 @@ int store_profile_cache_get(Store *s, const char *path, uint64_t size, int64_t m
                 info->colorspace = names_colorspace_parse((const char *) sqlite3_column_text(st, 8));
                 info->has_vcgt = sqlite3_column_int(st, 9) != 0;
                 info->created = sqlite3_column_int64(st, 10);
-                r = column_strv(st, 11, &info->metadata);
+                r = store_column_strv(st, 11, &info->metadata);
         }
         if (r >= 0 && strv_length(info->metadata) % 2 != 0)
                 r = -EBADMSG;
         if (r >= 0)
-                r = column_strv(st, 12, &info->warnings);
+                r = store_column_strv(st, 12, &info->warnings);
         if (r >= 0) {
                 int64_t t = sqlite3_column_int64(st, 13);
                 info->tags_ignored = t < 0 || t > UINT32_MAX ? 0 : (unsigned) t;

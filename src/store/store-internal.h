@@ -60,6 +60,11 @@ typedef enum StoreStatement {
         STMT_CLEAR_ENABLED,
         STMT_CLEAR_TITLES,
         STMT_CLEAR_INFO,
+        STMT_CLEAR_DISK_PROFILES,
+
+        STMT_DISK_PROFILE_ADD,
+        STMT_DISK_PROFILE_REMOVE,
+        STMT_DISK_PROFILE_LIST,
 
         _STMT_MAX,
 } StoreStatement;
@@ -75,7 +80,7 @@ struct Store {
 };
 
 /* Schema version this build writes; store_open() migrates older files up to it. */
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 /* Opens like store_open_full() but migrates only up to max_version (tests use it to make
  * files of an older schema). */
@@ -91,6 +96,11 @@ static inline void store_stmt_resetp(sqlite3_stmt **st) {
                 sqlite3_reset(*st);
 }
 #define _cleanup_stmt_reset_ _cleanup_(store_stmt_resetp)
+
+/* String lists as one blob of NUL-terminated strings (SQL NULL is a NULL list, an empty
+ * blob an empty one). column: -EBADMSG when the blob is not such a list of UTF-8 strings. */
+int store_bind_strv(sqlite3_stmt *st, int idx, char *const *l);
+int store_column_strv(sqlite3_stmt *st, int col, char ***ret);
 
 /* Maps an SQLite result code (extended codes too) to a negative errno. */
 int store_errno(int sqlite_rc);

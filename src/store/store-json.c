@@ -1,14 +1,16 @@
 /* JSON export and import of the store's content (not the profile cache, which is derived
  * from files and keyed by inode, so it means nothing on another machine).
  *
- * Format (version 1), with every list in a fixed order so two exports of the same content
+ * Format (version 2; version 1 had no "disk_profiles" and is still read), with every list in a fixed order so two exports of the same content
  * are byte-identical:
  *   { "format": "tinct-store", "version": 1,
  *     "info":     { key: value, ... }                         (by key)
  *     "devices":  [ { "id": ..., "properties": { k: v } } ]   (insertion order, keys as set)
  *     "enabled":  [ { "device": ..., "enabled": bool } ]      (by device)
  *     "mappings": [ { "device": ..., "profile": ..., "timestamp": µs } ]  (by device, profile)
- *     "titles":   [ { "profile": ..., "uid": n, "title": ... } ]          (by profile, uid) }
+ *     "titles":   [ { "profile": ..., "uid": n, "title": ... } ]          (by profile, uid)
+ *     "disk_profiles": [ { "id": ..., "owner": n, "properties": { k: v },
+ *                          "data": lower-case hex of the ICC bytes, or null } ]  (creation order) }
  * Import is strict: unknown keys, wrong types, duplicates and out-of-range numbers are
  * errors, and an error leaves the store as it was. */
 #include "store-internal.h"
@@ -20,7 +22,7 @@
 #include "strv.h"
 
 #define EXPORT_FORMAT "tinct-store"
-#define EXPORT_VERSION 1
+#define EXPORT_VERSION 2
 
 /* ---- export --------------------------------------------------------------------------- */
 
@@ -128,6 +130,52 @@ static int export_titles(Store *s, JsonWriter *w) {
         return r;
 }
 
+static int export_disk_profiles(Store *s, JsonWriter *w) {
+        StoreDiskProfile *l = NULL;
+        size_t n = 0;
+        int r = store_disk_profile_list(s, &l, &n);
+        if (r < 0)
+                return r;
+        json_write_key(w, "disk_profiles");
+        json_write_begin_array(w);
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                json_write_begin_object(w);
+                json_write_key(w, "id");
+                json_write_string(w, l[i].id);
+                json_write_key(w, "owner");
+                json_write_int64(w, l[i].owner);
+                json_write_key(w, "properties");
+                json_write_begin_object(w);
+                for (size_t k = 0; l[i].properties && l[i].properties[k] && l[i].properties[k + 1]; k += 2) {
+                        json_write_key(w, l[i].properties[k]);
+                        json_write_string(w, l[i].properties[k + 1]);
+                }
+                json_write_end_object(w);
+                json_write_key(w, "data");
+                if (!l[i].data)
+                        json_write_null(w);
+                else {
+                        static const char digits[] = "0123456789abcdef";
+                        char *hex = malloc(l[i].size * 2 + 1);
+                        if (!hex) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        for (size_t b = 0; b < l[i].size; b++) {
+                                hex[2 * b] = digits[l[i].data[b] >> 4];
+                                hex[2 * b + 1] = digits[l[i].data[b] & 15];
+                        }
+                        hex[l[i].size * 2] = 0;
+                        json_write_string(w, hex);
+                        free(hex);
+                }
+                json_write_end_object(w);
+        }
+        json_write_end_array(w);
+        store_disk_profiles_free(l, n);
+        return r < 0 ? r : 0;
+}
+
 int store_export_json(Store *s, FILE *f) {
         StoreOp op;
         int r = store_op_begin(s, false, &op); /* one snapshot, even if the daemon writes */
@@ -150,6 +198,8 @@ int store_export_json(Store *s, FILE *f) {
                 r = export_mappings(s, &w);
         if (r >= 0)
                 r = export_titles(s, &w);
+        if (r >= 0)
+                r = export_disk_profiles(s, &w);
         json_write_end_object(&w);
         int q = json_writer_finish(&w);
         if (r >= 0)
@@ -367,8 +417,69 @@ static int import_titles(Store *s, const JsonValue *list, char **ret_error) {
         return r;
 }
 
+static int hex_value(char c) {
+        return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static int import_disk_profiles(Store *s, const JsonValue *list, char **ret_error) {
+        static const char *const keys[] = { "id", "owner", "properties", "data", NULL };
+        if (!list)
+                return 0; /* version 1 */
+        int r = expect_type(list, JSON_ARRAY, "\"disk_profiles\"", ret_error);
+        for (size_t i = 0; r >= 0 && i < list->n; i++) {
+                const JsonValue *e = list->items[i], *props = NULL, *data;
+                StoreDiskProfile p = { 0 };
+                const char *id = NULL;
+                int64_t owner = 0;
+                _cleanup_strv_free_ char **pairs = NULL;
+                _cleanup_free_ uint8_t *bytes = NULL;
+                r = expect_keys(e, "a disk profile", keys, NULL, ret_error);
+                if (r >= 0)
+                        r = get_string(e, "id", "disk profile", &id, ret_error);
+                if (r >= 0)
+                        r = get_integer(e, "owner", "disk profile", 0, UINT32_MAX - 1, &owner, ret_error);
+                if (r >= 0)
+                        r = expect_type(props = json_object_get(e, "properties"), JSON_OBJECT,
+                                        "disk profile \"properties\"", ret_error);
+                for (size_t k = 0; r >= 0 && k < props->n; k++) {
+                        r = expect_type(props->items[k], JSON_STRING, "a disk profile property", ret_error);
+                        if (r >= 0 && (strv_extend(&pairs, props->keys[k]) < 0 ||
+                                       strv_extend(&pairs, props->items[k]->text) < 0))
+                                r = -ENOMEM;
+                }
+                if (r < 0)
+                        break;
+                data = json_object_get(e, "data");
+                if (data->type == JSON_STRING) {
+                        size_t len = strlen(data->text);
+                        if (len % 2 != 0)
+                                return import_error(ret_error, data, "disk profile \"data\": odd hex length");
+                        if (!(bytes = malloc(len / 2 + 1)))
+                                return -ENOMEM;
+                        for (size_t b = 0; b < len / 2; b++) {
+                                int hi = hex_value(data->text[2 * b]), lo = hex_value(data->text[2 * b + 1]);
+                                if (hi < 0 || lo < 0)
+                                        return import_error(ret_error, data,
+                                                            "disk profile \"data\": not lower-case hex");
+                                bytes[b] = (uint8_t) (hi << 4 | lo);
+                        }
+                        p.data = bytes;
+                        p.size = len / 2;
+                } else if (data->type != JSON_NULL)
+                        return import_error(ret_error, data, "disk profile \"data\" must be a hex string or null");
+                p.id = (char *) id;
+                p.owner = (uid_t) owner;
+                p.properties = pairs;
+                r = store_disk_profile_add(s, &p);
+                if (r == -EEXIST)
+                        return import_error(ret_error, e, "duplicate disk profile \"%s\"", id);
+        }
+        return r;
+}
+
 int store_import_json(Store *s, const char *data, size_t size, char **ret_error) {
         static const char *const keys[] = { "format", "version", "info", "devices", "enabled", "mappings", "titles", NULL };
+        static const char *const optional[] = { "disk_profiles", NULL };
         _cleanup_(json_value_freep) JsonValue *doc = NULL;
         _cleanup_free_ char *error = NULL;
         int64_t version = 0;
@@ -376,14 +487,14 @@ int store_import_json(Store *s, const char *data, size_t size, char **ret_error)
 
         int r = json_parse(data, size, &doc, &error);
         if (r >= 0)
-                r = expect_keys(doc, "the document", keys, NULL, &error);
+                r = expect_keys(doc, "the document", keys, optional, &error);
         if (r >= 0)
                 r = get_string(doc, "format", "the document", &format, &error);
         if (r >= 0 && !streq(format, EXPORT_FORMAT))
                 r = import_error(&error, doc, "not a tinct store export (format \"%s\")", format);
         if (r >= 0)
                 r = get_integer(doc, "version", "the document", 1, INT32_MAX, &version, &error);
-        if (r >= 0 && version != EXPORT_VERSION)
+        if (r >= 0 && (version < 1 || version > EXPORT_VERSION))
                 r = import_error(&error, doc, "export format version %" PRId64 " is not supported (this build reads %d)",
                                  version, EXPORT_VERSION);
         if (r < 0)
@@ -395,6 +506,7 @@ int store_import_json(Store *s, const char *data, size_t size, char **ret_error)
                 goto fail;
         static const StoreStatement clear[] = {
                 STMT_CLEAR_MAPPINGS, STMT_CLEAR_DEVICES, STMT_CLEAR_ENABLED, STMT_CLEAR_TITLES, STMT_CLEAR_INFO,
+                STMT_CLEAR_DISK_PROFILES,
         };
         for (size_t i = 0; r >= 0 && i < ELEMENTSOF(clear); i++) {
                 _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
@@ -412,6 +524,10 @@ int store_import_json(Store *s, const char *data, size_t size, char **ret_error)
                 r = import_mappings(s, json_object_get(doc, "mappings"), &error);
         if (r >= 0)
                 r = import_titles(s, json_object_get(doc, "titles"), &error);
+        if (r >= 0 && version == 1 && json_object_get(doc, "disk_profiles"))
+                r = import_error(&error, doc, "\"disk_profiles\" is not part of version 1");
+        if (r >= 0)
+                r = import_disk_profiles(s, json_object_get(doc, "disk_profiles"), &error);
         r = store_op_end(s, &op, r);
         if (r >= 0)
                 return 0;

@@ -102,6 +102,12 @@ static const char *const statement_sql[_STMT_MAX] = {
         [STMT_CLEAR_ENABLED] = "DELETE FROM device_enabled",
         [STMT_CLEAR_TITLES] = "DELETE FROM profile_titles",
         [STMT_CLEAR_INFO] = "DELETE FROM store_info",
+        [STMT_CLEAR_DISK_PROFILES] = "DELETE FROM disk_profiles",
+
+        [STMT_DISK_PROFILE_ADD] =
+                "INSERT INTO disk_profiles (profile_id, owner, properties, data) VALUES (?1, ?2, ?3, ?4)",
+        [STMT_DISK_PROFILE_REMOVE] = "DELETE FROM disk_profiles WHERE profile_id = ?1",
+        [STMT_DISK_PROFILE_LIST] = "SELECT profile_id, owner, properties, data FROM disk_profiles ORDER BY seq",
 };
 
 /* Forward migrations: entry v takes a file from user_version v to v + 1, in one transaction
@@ -164,8 +170,72 @@ static const char *const migrations[] = {
         "        tags_ignored INTEGER NOT NULL DEFAULT 0"
         ") STRICT;"
         "PRAGMA user_version = 2;",
+
+        /* 2 → 3: profiles of scope "disk" (colord refuses them), with the ICC bytes they were
+         * created from, so they come back without the client's file. properties: key, value
+         * pairs as a string list. */
+        "CREATE TABLE disk_profiles ("
+        "        seq INTEGER PRIMARY KEY,"
+        "        profile_id TEXT NOT NULL UNIQUE,"
+        "        owner INTEGER NOT NULL,"
+        "        properties BLOB,"
+        "        data BLOB"
+        ") STRICT;"
+        "PRAGMA user_version = 3;",
 };
 _Static_assert(ELEMENTSOF(migrations) == STORE_SCHEMA_VERSION, "one migration per schema version");
+
+int store_bind_strv(sqlite3_stmt *st, int idx, char *const *l) {
+        if (!l)
+                return store_errno(sqlite3_bind_null(st, idx));
+        size_t size = 0;
+        STRV_FOREACH(i, l)
+                size += strlen(*i) + 1;
+        if (size == 0)
+                return store_errno(sqlite3_bind_zeroblob(st, idx, 0));
+        char *buf = malloc(size), *p = buf;
+        if (!buf)
+                return -ENOMEM;
+        STRV_FOREACH(i, l)
+                p = stpcpy(p, *i) + 1;
+        return store_errno(sqlite3_bind_blob64(st, idx, buf, size, free));
+}
+
+/* -EBADMSG when the blob is not a list of NUL-terminated UTF-8 strings. */
+int store_column_strv(sqlite3_stmt *st, int col, char ***ret) {
+        int type = sqlite3_column_type(st, col);
+        if (type == SQLITE_NULL) {
+                *ret = NULL;
+                return 0;
+        }
+        if (type != SQLITE_BLOB)
+                return -EBADMSG;
+        const char *p = sqlite3_column_blob(st, col);
+        size_t size = sqlite3_column_bytes(st, col);
+        if (size > 0 && !p)
+                return -ENOMEM;
+        if (size > 0 && p[size - 1] != '\0')
+                return -EBADMSG;
+
+        size_t n = 0;
+        for (size_t i = 0; i < size; i++)
+                if (p[i] == '\0')
+                        n++;
+        _cleanup_strv_free_ char **l = calloc(n + 1, sizeof(char *));
+        if (!l)
+                return -ENOMEM;
+        for (size_t k = 0, off = 0; k < n; k++) {
+                size_t len = strlen(p + off);
+                if (!store_utf8_is_valid(p + off, len))
+                        return -EBADMSG;
+                l[k] = strdup(p + off);
+                if (!l[k])
+                        return -ENOMEM;
+                off += len + 1;
+        }
+        *ret = TAKE_PTR(l);
+        return 0;
+}
 
 int store_errno(int rc) {
         switch (rc & 0xff) {

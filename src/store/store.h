@@ -88,6 +88,24 @@ int store_device_get_enabled(Store *s, const char *device_id, bool *ret);
 int store_profile_title_set(Store *s, const char *profile_id, uid_t uid, const char *title);
 int store_profile_title_get(Store *s, const char *profile_id, uid_t uid, char **ret);
 
+/* Profiles of scope "disk" (colord answers NotSupported). data is NULL for a profile
+ * without ICC bytes. */
+typedef struct StoreDiskProfile {
+        char *id;
+        uid_t owner;
+        char **properties; /* key, value, ...: CreateProfile's dict as given (Title aside) */
+        uint8_t *data;
+        size_t size;
+} StoreDiskProfile;
+
+/* -EEXIST if a profile with this id is stored. */
+int store_disk_profile_add(Store *s, const StoreDiskProfile *p);
+/* -ENOENT if it was not stored. */
+int store_disk_profile_remove(Store *s, const char *id);
+/* In creation order. Returns the number of damaged rows left out (logged by the caller). */
+int store_disk_profile_list(Store *s, StoreDiskProfile **ret, size_t *ret_n);
+void store_disk_profiles_free(StoreDiskProfile *l, size_t n);
+
 /* Parsed-ICC cache, keyed by path and checked against the file's identity. get returns a
  * new IccInfo (free with icc_info_free()), or -ENOENT when the path is unknown or the file
  * changed (size, mtime or inode differ) or the cached row is unusable. put replaces the row

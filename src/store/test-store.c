@@ -72,9 +72,24 @@ static void populate(Store *s) {
         assert_se(store_device_set_enabled(s, "temp-dev", true) == 0);
         assert_se(store_profile_title_set(s, "icc-1", 0, "Root's") == 0);
         assert_se(store_profile_title_set(s, "icc-1", 1000, "User's") == 0);
+        static uint8_t icc[] = { 0x00, 0x7f, 0x80, 0xff, 'a', 'c', 's', 'p' };
+        char *props[] = { "Qualifier", "RGB.Plain.*", "Metadata \"key\"", "ü", NULL };
+        assert_se(store_disk_profile_add(s, &(StoreDiskProfile) { .id = "disk-prof", .owner = 1000, .properties = props,
+                                                                   .data = icc, .size = sizeof icc }) == 0);
+        assert_se(store_disk_profile_add(s, &(StoreDiskProfile) { .id = "disk-virtual" }) == 0);
 }
 
 static void check_populated(Store *s) {
+        StoreDiskProfile *dp = NULL;
+        size_t dn = 0;
+        assert_se(store_disk_profile_list(s, &dp, &dn) == 0 && dn == 2);
+        assert_streq(dp[0].id, "disk-prof");
+        assert_se(dp[0].owner == 1000 && dp[0].size == 8 && dp[0].data[3] == 0xff && memcmp(dp[0].data + 4, "acsp", 4) == 0);
+        assert_se(strv_length(dp[0].properties) == 4);
+        assert_streq(dp[0].properties[2], "Metadata \"key\"");
+        assert_streq(dp[1].id, "disk-virtual");
+        assert_se(!dp[1].data);
+        store_disk_profiles_free(dp, dn);
         uint64_t ts;
         assert_se(store_mapping_get(s, "dev-a", "icc-2", &ts) == 0 && ts == 2000);
         assert_se(store_mapping_get(s, "dev-a", "icc-3", &ts) == 0 && ts == 0);
@@ -277,7 +292,7 @@ static void test_migration_from_v1(void) {
         s = store_free(s);
 
         assert_se(store_open(dir, &s) == 0);
-        assert_se(store_schema_version(s) == 2);
+        assert_se(store_schema_version(s) == STORE_SCHEMA_VERSION);
         uint64_t ts;
         assert_se(store_mapping_get(s, "dev", "icc", &ts) == 0 && ts == 42);
         _cleanup_strv_free_ char **props = NULL;
@@ -287,6 +302,9 @@ static void test_migration_from_v1(void) {
         assert_se(store_device_get_enabled(s, "dev", &e) == 0 && !e);
         size_t n = 99;
         assert_se(store_profile_cache_count(s, &n) == 0 && n == 0); /* the v2 table exists */
+        StoreDiskProfile *dp = NULL;
+        assert_se(store_disk_profile_list(s, &dp, &n) == 0 && n == 0); /* and the v3 one */
+        store_disk_profiles_free(dp, n);
         s = store_free(s);
 
         /* The backup made before migrating is still at version 1. */
@@ -303,7 +321,9 @@ static void test_migration_from_v1(void) {
         raw_exec(db, "PRAGMA user_version = 99");
         assert_se(store_open(dir, &s) == -EPROTONOSUPPORT);
         assert_se(count_corrupt_files(dir) == 0);
-        raw_exec(db, "PRAGMA user_version = 2");
+        char pragma[64];
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", STORE_SCHEMA_VERSION);
+        raw_exec(db, pragma);
         assert_se(store_open(dir, &s) == 0);
         assert_se(store_mapping_get(s, "dev", "icc", &ts) == 0 && ts == 42);
         s = store_free(s);
@@ -794,6 +814,55 @@ static void test_profile_cache(void) {
 }
 
 /* Real parser output through the cache: what icc_info_parse() builds comes back equal. */
+static void test_disk_profiles(void) {
+        _cleanup_free_ char *dir = make_temp_dir();
+        Store *s = NULL;
+        StoreDiskProfile *l = NULL;
+        size_t n = 99;
+        assert_se(store_open(dir, &s) == 0);
+
+        uint8_t bytes[] = { 0, 1, 2, 0, 255 };
+        char *props[] = { "Qualifier", "RGB.Glossy.*", "MAPPING_device_id", "dev-1", NULL };
+        StoreDiskProfile a = { .id = "disk-a", .owner = 1000, .properties = props, .data = bytes, .size = sizeof bytes };
+        StoreDiskProfile b = { .id = "disk-b", .owner = 0 }; /* no file, no properties */
+        StoreDiskProfile empty = { .id = "disk-empty", .owner = 4294967294u, .data = bytes, .size = 0 };
+        assert_se(store_disk_profile_add(s, &a) == 0);
+        assert_se(store_disk_profile_add(s, &b) == 0);
+        assert_se(store_disk_profile_add(s, &empty) == 0);
+        assert_se(store_disk_profile_add(s, &a) == -EEXIST);
+        char *odd[] = { "lonely", NULL };
+        assert_se(store_disk_profile_add(s, &(StoreDiskProfile) { .id = "odd", .properties = odd }) == -EINVAL);
+        assert_se(store_disk_profile_add(s, &(StoreDiskProfile) { .id = "x", .size = 3 }) == -EINVAL);
+
+        /* survives a reopen, in creation order, bytes exact */
+        s = store_free(s);
+        assert_se(store_open(dir, &s) == 0);
+        assert_se(store_disk_profile_list(s, &l, &n) == 0 && n == 3);
+        assert_streq(l[0].id, "disk-a");
+        assert_se(l[0].owner == 1000 && l[0].size == sizeof bytes && memcmp(l[0].data, bytes, sizeof bytes) == 0);
+        assert_se(strv_length(l[0].properties) == 4);
+        assert_streq(l[0].properties[1], "RGB.Glossy.*");
+        assert_streq(l[0].properties[3], "dev-1");
+        assert_streq(l[1].id, "disk-b");
+        assert_se(l[1].owner == 0 && !l[1].data && l[1].size == 0 && !l[1].properties);
+        assert_se(l[2].owner == 4294967294u && l[2].data && l[2].size == 0);
+        store_disk_profiles_free(l, n);
+
+        assert_se(store_disk_profile_remove(s, "disk-b") == 0);
+        assert_se(store_disk_profile_remove(s, "disk-b") == -ENOENT);
+
+        /* a damaged row loses that profile only */
+        _cleanup_free_ char *db = path_in(dir, STORE_DB_NAME);
+        s = store_free(s);
+        raw_exec(db, "UPDATE disk_profiles SET properties = X'41' WHERE profile_id = 'disk-empty'");
+        assert_se(store_open(dir, &s) == 0);
+        assert_se(store_disk_profile_list(s, &l, &n) == 1 && n == 1);
+        assert_streq(l[0].id, "disk-a");
+        store_disk_profiles_free(l, n);
+        s = store_free(s);
+        rm_rf(dir);
+}
+
 static void test_profile_cache_real_files(void) {
         static const char *const dirs[] = { "/usr/share/color/icc/colord", "/usr/share/color/icc" };
         _cleanup_free_ char *dir = make_temp_dir();
@@ -874,7 +943,13 @@ static void test_json_roundtrip(void) {
                 "[]",
                 "{\"format\": \"tinct-store\", \"version\": 1}",
                 "{\"format\": \"other\", \"version\": 1, \"info\": {}, \"devices\": [], \"enabled\": [], \"mappings\": [], \"titles\": []}",
-                "{\"format\": \"tinct-store\", \"version\": 2, \"info\": {}, \"devices\": [], \"enabled\": [], \"mappings\": [], \"titles\": []}",
+                "{\"format\": \"tinct-store\", \"version\": 3, \"info\": {}, \"devices\": [], \"enabled\": [], \"mappings\": [], \"titles\": []}",
+                "{\"format\": \"tinct-store\", \"version\": 1, \"info\": {}, \"devices\": [], \"enabled\": [], \"mappings\": [], \"titles\": [], \"disk_profiles\": []}",
+                "{\"format\": \"tinct-store\", \"version\": 2, \"info\": {}, \"devices\": [], \"enabled\": [], \"mappings\": [], \"titles\": [], \"disk_profiles\": [{\"id\": \"p\", \"owner\": 0, \"properties\": {}, \"data\": \"abc\"}]}",
+                "{\"format\": \"tinct-store\", \"version\": 2, \"info\": {}, \"devices\": [], \"enabled\": [], \"mappings\": [], \"titles\": [], \"disk_profiles\": [{\"id\": \"p\", \"owner\": 0, \"properties\": {}, \"data\": \"AB\"}]}",
+                "{\"format\": \"tinct-store\", \"version\": 2, \"info\": {}, \"devices\": [], \"enabled\": [], \"mappings\": [], \"titles\": [], \"disk_profiles\": [{\"id\": \"p\", \"owner\": 0, \"properties\": {}, \"data\": 12}]}",
+                "{\"format\": \"tinct-store\", \"version\": 2, \"info\": {}, \"devices\": [], \"enabled\": [], \"mappings\": [], \"titles\": [], \"disk_profiles\": [{\"id\": \"p\", \"owner\": -1, \"properties\": {}, \"data\": null}]}",
+                "{\"format\": \"tinct-store\", \"version\": 2, \"info\": {}, \"devices\": [], \"enabled\": [], \"mappings\": [], \"titles\": [], \"disk_profiles\": [{\"id\": \"p\", \"owner\": 0, \"properties\": {}, \"data\": null}, {\"id\": \"p\", \"owner\": 0, \"properties\": {}, \"data\": null}]}",
                 "{\"format\": \"tinct-store\", \"version\": 1, \"info\": {}, \"devices\": [], \"enabled\": [], \"mappings\": [], \"titles\": [], \"x\": 1}",
                 "{\"format\": \"tinct-store\", \"version\": 1, \"info\": {}, \"devices\": [{\"id\": \"a\", \"properties\": {}}, {\"id\": \"a\", \"properties\": {}}], \"enabled\": [], \"mappings\": [], \"titles\": []}",
                 "{\"format\": \"tinct-store\", \"version\": 1, \"info\": {}, \"devices\": [{\"id\": \"a\", \"properties\": {\"Enabled\": \"False\"}}], \"enabled\": [], \"mappings\": [], \"titles\": []}",
@@ -893,13 +968,17 @@ static void test_json_roundtrip(void) {
                 _cleanup_free_ char *now = export_to_string(s);
                 assert_streq(now, first);
         }
-        /* The minimal valid document empties the store. */
+        /* The minimal valid document (version 1, older builds wrote it) empties the store. */
         static const char empty[] =
                 "{\"format\": \"tinct-store\", \"version\": 1, \"info\": {}, \"devices\": [], \"enabled\": [], "
                 "\"mappings\": [], \"titles\": []}";
         assert_se(store_import_json(s, empty, strlen(empty), &err) == 0);
         _cleanup_strv_free_ char **ids = NULL;
         assert_se(store_device_list(s, &ids) == 0 && !ids[0]);
+        StoreDiskProfile *dp = NULL;
+        size_t dn = 9;
+        assert_se(store_disk_profile_list(s, &dp, &dn) == 0 && dn == 0);
+        store_disk_profiles_free(dp, dn);
         s = store_free(s);
         rm_rf(dir);
 }
@@ -1036,6 +1115,7 @@ int main(void) {
         test_colord_import_legacy();
         test_profile_cache();
         test_profile_cache_real_files();
+        test_disk_profiles();
         test_json_parser();
         test_json_roundtrip();
         test_bounds();

@@ -1,0 +1,117 @@
+/* Profiles of scope "disk": what CreateProfile was given (id, owner, properties, the ICC
+ * bytes), so the daemon re-creates them at every start before devices come back. */
+#include "store-internal.h"
+
+#include <stdint.h>
+
+#include "strv.h"
+
+int store_disk_profile_add(Store *s, const StoreDiskProfile *p) {
+        if (!p || !p->id || strv_length(p->properties) % 2 != 0 || (p->size > 0 && !p->data))
+                return -EINVAL;
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, STMT_DISK_PROFILE_ADD, &st);
+        if (r >= 0)
+                r = store_bind_text(st, 1, p->id);
+        if (r >= 0)
+                r = store_errno(sqlite3_bind_int64(st, 2, (int64_t) p->owner));
+        if (r >= 0)
+                r = store_bind_strv(st, 3, p->properties);
+        if (r >= 0)
+                r = store_errno(p->data ? sqlite3_bind_blob64(st, 4, p->data, p->size, SQLITE_STATIC)
+                                        : sqlite3_bind_null(st, 4));
+        if (r >= 0)
+                r = store_step_done(s, st);
+        if (r == -EEXIST || (r < 0 && sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_UNIQUE))
+                return -EEXIST;
+        return r;
+}
+
+int store_disk_profile_remove(Store *s, const char *id) {
+        if (!id)
+                return -EINVAL;
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, STMT_DISK_PROFILE_REMOVE, &st);
+        if (r >= 0)
+                r = store_bind_text(st, 1, id);
+        if (r >= 0)
+                r = store_step_done(s, st);
+        if (r >= 0 && sqlite3_changes(s->db) == 0)
+                r = -ENOENT;
+        return r;
+}
+
+void store_disk_profiles_free(StoreDiskProfile *l, size_t n) {
+        for (size_t i = 0; l && i < n; i++) {
+                free(l[i].id);
+                strv_free(l[i].properties);
+                free(l[i].data);
+        }
+        free(l);
+}
+
+static int read_row(sqlite3_stmt *st, StoreDiskProfile *p) {
+        const char *id = (const char *) sqlite3_column_text(st, 0);
+        int64_t owner = sqlite3_column_int64(st, 1);
+        if (!id || !store_utf8_is_valid(id, strlen(id)) || owner < 0 || owner > UINT32_MAX)
+                return -EBADMSG;
+        int r = store_column_strv(st, 2, &p->properties);
+        if (r < 0)
+                return r;
+        if (strv_length(p->properties) % 2 != 0)
+                return -EBADMSG;
+        if (!(p->id = strdup(id)))
+                return -ENOMEM;
+        p->owner = (uid_t) owner;
+        if (sqlite3_column_type(st, 3) == SQLITE_BLOB) {
+                size_t size = (size_t) sqlite3_column_bytes(st, 3);
+                const void *data = sqlite3_column_blob(st, 3);
+                /* An empty blob is an empty file; keep a non-NULL pointer for it. */
+                if (!(p->data = malloc(size ? size : 1)))
+                        return -ENOMEM;
+                if (size)
+                        memcpy(p->data, data, size);
+                p->size = size;
+        }
+        return 0;
+}
+
+int store_disk_profile_list(Store *s, StoreDiskProfile **ret, size_t *ret_n) {
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, STMT_DISK_PROFILE_LIST, &st);
+        if (r < 0)
+                return r;
+        StoreDiskProfile *l = NULL;
+        size_t n = 0, skipped = 0;
+        while ((r = store_step_row(s, st)) > 0) {
+                StoreDiskProfile *t = realloc(l, (n + 1) * sizeof *l);
+                if (!t) {
+                        r = -ENOMEM;
+                        break;
+                }
+                l = t;
+                l[n] = (StoreDiskProfile) { 0 };
+                int k = read_row(st, &l[n]);
+                if (k == -ENOMEM) {
+                        r = k;
+                        n++;
+                        break;
+                }
+                if (k < 0) {
+                        /* A damaged row loses that profile, not the others. */
+                        free(l[n].id);
+                        strv_free(l[n].properties);
+                        free(l[n].data);
+                        skipped++;
+                        continue;
+                }
+                n++;
+        }
+        if (r < 0) {
+                store_disk_profiles_free(l, n);
+                return r;
+        }
+        *ret = l;
+        *ret_n = n;
+        return skipped > INT32_MAX ? INT32_MAX : (int) skipped;
+}
