@@ -467,6 +467,28 @@ static int read_args_from_wire(sd_bus_message *msg, uint8_t **wire, const char *
         return 0;
 }
 
+/* colord answers NotSupported for scope "disk"; tinct keeps what the call was given, the
+ * ICC bytes included, so the profile comes back at every start (startup.c). */
+static int store_disk_profile(Manager *m, Profile *p, const StrMap *props, sd_bus_error *error) {
+        _cleanup_free_ char **pairs = calloc(props->n * 2 + 1, sizeof(char *));
+        if (!pairs)
+                return -ENOMEM;
+        size_t k = 0;
+        for (size_t i = 0; i < props->n; i++)
+                if (!streq(props->entries[i].key, "Title")) { /* titles are per user, stored apart */
+                        pairs[k++] = props->entries[i].key;
+                        pairs[k++] = props->entries[i].value;
+                }
+        StoreDiskProfile sp = { .id = p->id, .owner = p->owner, .properties = pairs, .data = p->data, .size = p->size };
+        int r = store_disk_profile_add(m->store, &sp);
+        if (r == -EEXIST)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_ALREADY_EXISTS,
+                                     "profile id '%s' is already stored on disk", p->id);
+        if (r < 0)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "failed to save profile: %s", strerror(-r));
+        return 0;
+}
+
 static int create_profile_common(sd_bus_message *msg, Manager *m, Client *c, bool with_fd, sd_bus_error *error) {
         const char *id, *scope_str;
         int fd = -1, r;
@@ -497,8 +519,6 @@ static int create_profile_common(sd_bus_message *msg, Manager *m, Client *c, boo
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_ALREADY_EXISTS, "profile id '%s' already exists", id);
         if (scope_from_string(scope_str, &scope) < 0)
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "scope non-valid: %s", scope_str);
-        if (scope == SCOPE_DISK)
-                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_NOT_SUPPORTED, "persistent profiles are not yet supported");
         const char *title = strmap_get(&props, "Title");
         if (title && strlen(title) < 3)
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "'Title' value input invalid");
@@ -529,6 +549,8 @@ static int create_profile_common(sd_bus_message *msg, Manager *m, Client *c, boo
         if (r < 0)
                 return r;
 
+        if (scope == SCOPE_DISK && (r = store_disk_profile(m, p, &props, error)) < 0)
+                return r;
         if (title && (r = store_profile_title_set(m->store, id, c->uid, title)) < 0)
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "failed to save title: %s", strerror(-r));
         if (scope == SCOPE_TEMP) {
@@ -537,8 +559,11 @@ static int create_profile_common(sd_bus_message *msg, Manager *m, Client *c, boo
                 watch_creator(m, c);
         }
         r = manager_add_profile(m, p, true);
-        if (r < 0)
+        if (r < 0) {
+                if (scope == SCOPE_DISK)
+                        (void) store_disk_profile_remove(m->store, id);
                 return r;
+        }
         Profile *added = TAKE_PTR(p);
         return sd_bus_reply_method_return(msg, "o", added->path);
 }
@@ -574,6 +599,8 @@ static int delete_profile_authorized(sd_bus_message *msg, Manager *m, Client *c,
         if (!may_remove(m, c, p->owner))
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_FAILED_TO_AUTHENTICATE,
                                      "profile '%s' belongs to another user", p->id);
+        if (p->scope == SCOPE_DISK && (r = store_disk_profile_remove(m->store, p->id)) < 0 && r != -ENOENT)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "failed to forget profile: %s", strerror(-r));
         manager_remove_profile(m, p);
         return sd_bus_reply_method_return(msg, "");
 }

@@ -78,6 +78,10 @@ static int read_error(int r, const char *what, sd_bus_error *error) {
         return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_FAILED_TO_READ, "failed to read %s: %s", what, strerror(-r));
 }
 
+int profile_load_data(Profile *p, uint8_t *data, size_t size, sd_bus_error *error) {
+        return parse_into(p, data, size, error);
+}
+
 int profile_load_fd(Profile *p, int fd, sd_bus_error *error) {
         uint8_t *data;
         size_t size;

@@ -14,5 +14,8 @@ int profile_load_fd(Profile *p, int fd, sd_bus_error *error);
  * directories, so it cannot be used to probe files (spec §16.23). */
 int profile_load_filename(Profile *p, const char *filename, bool privileged, sd_bus_error *error);
 
+/* From bytes in memory (a disk profile's stored copy); takes ownership of data. */
+int profile_load_data(Profile *p, uint8_t *data, size_t size, sd_bus_error *error);
+
 /* Reads a whole regular file (bounded by LIMIT_PROFILE_SIZE). */
 int read_regular_fd(int fd, uint8_t **ret_data, size_t *ret_size);

@@ -11,7 +11,9 @@
 #include "display.h"
 #include "log.h"
 #include "names.h"
+#include "profile-load.h"
 #include "profile-scan.h"
+#include "profile.h"
 #include "sensor.h"
 
 static char *read_dmi(Manager *m, const char *name) {
@@ -57,6 +59,40 @@ static void read_system_identity(Manager *m) {
         }
 }
 
+/* Disk profiles come back as they were created: same owner (so the same path), the
+ * properties of the call, and the ICC bytes it passed, parsed again. Before the scan, so
+ * the user's profile keeps its id even if a file with the same checksum appears. */
+static void restore_disk_profiles(Manager *m) {
+        StoreDiskProfile *l = NULL;
+        size_t n = 0;
+        int r = store_disk_profile_list(m->store, &l, &n);
+        if (r < 0) {
+                log_warning_errno(r, "Failed to list stored profiles: %m");
+                return;
+        }
+        if (r > 0)
+                log_warning("%d stored profiles are damaged and were left out", r);
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_(profile_freep) Profile *p = NULL;
+                _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+                if (profile_new(m, l[i].id, l[i].owner, SCOPE_DISK, &p) < 0)
+                        continue;
+                profile_apply_well_known_id(p);
+                for (size_t k = 0; l[i].properties && l[i].properties[k] && l[i].properties[k + 1]; k += 2)
+                        (void) profile_set_property(p, l[i].properties[k], l[i].properties[k + 1], NULL);
+                if (l[i].data && (r = profile_load_data(p, TAKE_PTR(l[i].data), l[i].size, &error)) < 0) {
+                        log_warning("Stored profile %s not restored: %s", l[i].id, error.message ?: strerror(-r));
+                        continue;
+                }
+                if (manager_find_profile_by_path(m, p->path) || manager_add_profile(m, p, false) < 0) {
+                        log_warning("Failed to restore profile %s", l[i].id);
+                        continue;
+                }
+                TAKE_PTR(p);
+        }
+        store_disk_profiles_free(l, n);
+}
+
 /* Disk devices come back as virtual, owner 0, with Kind and properties as stored. */
 static void restore_disk_devices(Manager *m) {
         _cleanup_strv_free_ char **ids = NULL;
@@ -92,6 +128,7 @@ static void restore_disk_devices(Manager *m) {
 
 int manager_startup(Manager *m) {
         read_system_identity(m);
+        restore_disk_profiles(m);
         profile_scan_all(m);
         restore_disk_devices(m);
         (void) display_discovery_start(m); /* after disk devices: a stored id wins its path */

@@ -575,6 +575,71 @@ static void test_lazy_warnings(void) {
         finish(h);
 }
 
+/* Profiles of scope "disk" (colord: NotSupported) come back after a restart from the bytes
+ * the client passed, at the same path, with their properties, title and mappings. */
+static void test_disk_profiles(void) {
+        Harness *h = start_with((const char *const[]) { NULL }, NULL);
+        sd_bus *bus = harness_connect(h);
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        _cleanup_free_ char *adobe_f = harness_corpus_file("colord-data--AdobeRGB1998.icc");
+        int fd = open(adobe_f, O_RDONLY | O_CLOEXEC);
+        assert_se(fd >= 0);
+        _cleanup_free_ char *prof = harness_create_profile_fd(
+                bus, "disk-adobe", "disk", fd, KV("Qualifier", "RGB.Glossy.*", "Title", "My Adobe", "Custom_key", "ü"),
+                &error, &r);
+        close(fd);
+        assert_bus_ok(r, &error);
+        _cleanup_free_ char *virt = harness_must_create_profile(bus, "disk-virtual", "disk", KV("Colorspace", "cmyk"));
+        _cleanup_free_ char *dev = harness_must_create_device(bus, "disk-printer", "disk", "printer", NO_KV);
+        must_add_profile(bus, dev, "hard", prof);
+        _cleanup_free_ char *kind = harness_get_string(bus, prof, CM_PROFILE_IFACE, "Kind");
+        _cleanup_free_ char *cs = harness_get_string(bus, prof, CM_PROFILE_IFACE, "Colorspace");
+        _cleanup_strv_free_ char **md = harness_get_dict(bus, prof, CM_PROFILE_IFACE, "Metadata");
+        assert_streq(strempty(harness_dict_get(md, "Custom_key")), "ü");
+        sd_bus_flush_close_unref(bus);
+
+        _cleanup_free_ char *log = restart_logged(h);
+        bus = harness_connect(h);
+        _cleanup_free_ char *prof2 = profile_by_id(bus, "disk-adobe");
+        assert_streq(prof2, prof);
+        _cleanup_free_ char *scope = harness_get_string(bus, prof2, CM_PROFILE_IFACE, "Scope");
+        _cleanup_free_ char *title = harness_get_string(bus, prof2, CM_PROFILE_IFACE, "Title");
+        _cleanup_free_ char *qual = harness_get_string(bus, prof2, CM_PROFILE_IFACE, "Qualifier");
+        _cleanup_free_ char *kind2 = harness_get_string(bus, prof2, CM_PROFILE_IFACE, "Kind");
+        _cleanup_free_ char *cs2 = harness_get_string(bus, prof2, CM_PROFILE_IFACE, "Colorspace");
+        assert_streq(scope, "disk");
+        assert_streq(title, "My Adobe");
+        assert_streq(qual, "RGB.Glossy.*");
+        assert_streq(kind2, kind);
+        assert_streq(cs2, cs);
+        _cleanup_strv_free_ char **md2 = harness_get_dict(bus, prof2, CM_PROFILE_IFACE, "Metadata");
+        assert_se(strv_length(md2) == strv_length(md));
+        for (char **k = md; k && k[0] && k[1]; k += 2)
+                assert_streq(strempty(harness_dict_get(md2, k[0])), k[1]);
+        _cleanup_free_ char *virt2 = profile_by_id(bus, "disk-virtual");
+        assert_streq(virt2, virt);
+        _cleanup_free_ char *vcs = harness_get_string(bus, virt2, CM_PROFILE_IFACE, "Colorspace");
+        assert_streq(vcs, "cmyk");
+        _cleanup_free_ char *dev2 = device_by_id(bus, "disk-printer");
+        _cleanup_strv_free_ char **l = device_profiles(bus, dev2);
+        assert_strv(l, prof);
+        assert_relation(bus, dev2, prof, "hard");
+
+        /* DeleteProfile forgets it for good; the other stays */
+        must_call(bus, CM_PATH, CM_IFACE, "DeleteProfile", "o", prof2);
+        sd_bus_flush_close_unref(bus);
+        free(restart_logged(h));
+        bus = harness_connect(h);
+        assert_find_error(bus, "FindProfileById", "disk-adobe", CM_ERR "NotFound");
+        _cleanup_free_ char *virt3 = profile_by_id(bus, "disk-virtual");
+        assert_streq(virt3, virt);
+        harness_assert_alive(h);
+        sd_bus_flush_close_unref(bus);
+        finish(h);
+}
+
 /* ---- 5. recovery from a damaged database ---------------------------------------------- */
 
 /* The files the store moved aside, sorted by name (the oldest first: names carry the time,
@@ -813,6 +878,7 @@ int main(void) {
         RUN(test_both_orders);
         RUN(test_warm_start_cache);
         RUN(test_lazy_warnings);
+        RUN(test_disk_profiles);
         RUN(test_colord_import);
         RUN(test_corruption);
         if (deferred_failures > 0) {
