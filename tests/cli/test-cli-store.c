@@ -218,13 +218,13 @@ int main(int argc, char **argv) {
                 { "truncated", pf_asprintf("%.*s", (int) half, j1) },
                 { "trailing-garbage", pf_asprintf("%s}", j1) },
                 { "other-format", replace_once(j1, "\"tinct-store\"", "\"colord-store\"") },
-                { "newer-version", replace_once(j1, "\"version\": 1", "\"version\": 2") },
-                { "unknown-key", replace_once(j1, "\"version\": 1,", "\"version\": 1, \"surprise\": 1,") },
+                { "newer-version", replace_once(j1, "\"version\": 2", "\"version\": 3") },
+                { "unknown-key", replace_once(j1, "\"version\": 2,", "\"version\": 2, \"surprise\": 1,") },
                 { "wrong-type", replace_once(j1, "\"enabled\": false", "\"enabled\": \"no\"") },
                 { "negative-timestamp", replace_once(j1, "\"timestamp\": 0", "\"timestamp\": -5") },
                 { "bad-utf8", replace_once(j1, "Cli Vendor", "Cli \xff\xfe Vendor") },
                 { "nul-escape", replace_once(j1, "Cli Vendor", "Cli \\u0000 Vendor") },
-                { "duplicate-key", replace_once(j1, "\"version\": 1,", "\"version\": 1, \"version\": 1,") },
+                { "duplicate-key", replace_once(j1, "\"version\": 2,", "\"version\": 2, \"version\": 2,") },
                 { "array-not-object", strdup("[]") },
         };
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
