@@ -449,8 +449,12 @@ static int verify_lookups(sd_bus *bus, const Fixture *fx) {
         return 0;
 }
 
-static int measure_latency(sd_bus *bus, const Fixture *fx, CallKind kind, const Options *o, Stats *ret) {
-        Samples s = {};
+/* Each sample of a lookup is preceded by a Ping whose time is kept too: the ratio to the
+ * floor then compares calls made under the same conditions, so load that comes and goes on
+ * a shared machine during the run cancels out. ret_ping may be NULL (no pairing). */
+static int measure_latency(sd_bus *bus, const Fixture *fx, CallKind kind, const Options *o, Stats *ret,
+                           Stats *ret_ping) {
+        Samples s = {}, ps = {};
         uint64_t rng = 0x2545f4914f6cdd1dULL ^ (uint64_t) kind;
         uint64_t t, warm_end, end, hard_end;
         int r;
@@ -471,6 +475,15 @@ static int measure_latency(sd_bus *bus, const Fixture *fx, CallKind kind, const 
                 uint64_t t0 = now_nsec();
                 if (s.n >= o->max_samples || (t0 >= end && s.n >= o->min_samples) || t0 >= hard_end)
                         break;
+                if (ret_ping) {
+                        r = do_call(bus, fx, CALL_PING, &rng, NULL);
+                        if (r < 0)
+                                goto finish;
+                        r = samples_add(&ps, now_nsec() - t0);
+                        if (r < 0)
+                                goto finish;
+                        t0 = now_nsec();
+                }
                 r = do_call(bus, fx, kind, &rng, NULL);
                 if (r < 0)
                         goto finish;
@@ -479,9 +492,12 @@ static int measure_latency(sd_bus *bus, const Fixture *fx, CallKind kind, const 
                         goto finish;
         }
         *ret = samples_stats(&s);
+        if (ret_ping)
+                *ret_ping = samples_stats(&ps);
         r = 0;
 finish:
         samples_done(&s);
+        samples_done(&ps);
         return r;
 }
 
@@ -1002,17 +1018,21 @@ int main(int argc, char **argv) {
                         goto finish;
 
                 for (CallKind k = 0; o.latency && k < _CALL_MAX; k++) {
-                        Stats st = {};
-                        char key[64];
+                        Stats st = {}, ping = {};
+                        char key[96];
 
                         if (!o.calls[k])
                                 continue;
                         fprintf(stderr, "  latency %s\n", call_names[k]);
-                        r = measure_latency(bus, &fx, k, &o, &st);
+                        r = measure_latency(bus, &fx, k, &o, &st, k == CALL_PING ? NULL : &ping);
                         if (r < 0)
                                 goto finish;
                         snprintf(key, sizeof key, "lat.d%zu.%s", n, call_names[k]);
                         result_stats(key, &st);
+                        if (k != CALL_PING) {
+                                snprintf(key, sizeof key, "lat.d%zu.%s.paired-ping", n, call_names[k]);
+                                result_stats(key, &ping);
+                        }
                 }
 
                 /* Creation costs at every size: they must not grow with the count either. */

@@ -16,7 +16,7 @@
 
 #include "edid.h"
 #include "icc-create.h"
-#include "../src/edid-icc/edid-icc.h"
+#include "edid-icc.h"
 #include "macro.h"
 #include "verbs.h"
 

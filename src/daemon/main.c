@@ -39,7 +39,8 @@ static void help(void) {
                "                         only with the default state directory)\n"
                "  --ready-fd FD          write READY=1 to FD once the bus name is owned\n"
                "  -v, --verbose          debug logging\n"
-               "  --version, -h --help\n", DEFAULT_STATE_DIR, DEFAULT_COLORD_DIR);
+               "  --version              print the version\n"
+               "  -h, --help             this text\n", DEFAULT_STATE_DIR, DEFAULT_COLORD_DIR);
 }
 
 static int parse_argv(int argc, char **argv, ManagerConfig *cfg) {

@@ -470,6 +470,9 @@ static int read_args_from_wire(sd_bus_message *msg, uint8_t **wire, const char *
 /* colord answers NotSupported for scope "disk"; tinct keeps what the call was given, the
  * ICC bytes included, so the profile comes back at every start (startup.c). */
 static int store_disk_profile(Manager *m, Profile *p, const StrMap *props, sd_bus_error *error) {
+        if (p->size > (size_t) STORE_MAX_VALUE_SIZE)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID,
+                                     "a disk profile's ICC data is limited to %u bytes", (unsigned) STORE_MAX_VALUE_SIZE);
         _cleanup_free_ char **pairs = calloc(props->n * 2 + 1, sizeof(char *));
         if (!pairs)
                 return -ENOMEM;

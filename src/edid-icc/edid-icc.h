@@ -61,12 +61,3 @@ char *edid_icc_display_id(const EdidIccParams *p, const char *connector);
  * it). Returns 0 with a new string, -ENOENT when the id is not listed, or the error of
  * opening the file (-ENOENT too when it does not exist). */
 int edid_icc_pnp_vendor_name(const char *pnp_ids_path, const char *pnp_id, char **ret);
-
-/* Transitional: callers that include this header without linking edid_icc_dep (tools/ and
- * src/icc/test-icc-create.c, until their meson.build lines name edid_icc_dep) get the
- * definitions compiled into their one including file. edid_icc_dep defines
- * EDID_ICC_LIBRARY, so the daemon and anything linking the library only see declarations.
- * Remove this block once every caller links edid_icc_dep. */
-#ifndef EDID_ICC_LIBRARY
-#include "edid-icc.c"
-#endif

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "../edid-icc/edid-icc.h"
+#include "edid-icc.h"
 #include "edid.h"
 #include "icc-create.h"
 #include "md5.h"

@@ -324,14 +324,15 @@ static int nobody_silent(sd_bus *bus, void *userdata) {
 }
 
 static void test_silent(void) {
-        _cleanup_harness_ Harness *h = harness_start(&(HarnessOptions) { .polkit = "silent" });
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = harness_connect(h);
-
-        if (harness_is_colord(h)) {
+        if (streq_ptr(getenv("TINCT_TEST_DAEMON"), "colord")) {
                 /* colord's synchronous check freezes the daemon (§16.19); nothing to test */
                 fprintf(stderr, "    (skipped on colord: synchronous polkit)\n");
                 return;
         }
+        /* A short daemon-side timeout: the test waits for the refusal, not for a clock. */
+        _cleanup_harness_ Harness *h = harness_start(&(HarnessOptions) {
+                .polkit = "silent", .extra_args = (const char *const[]) { "--polkit-timeout", "2", NULL } });
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = harness_connect(h);
         H = h;
         root_setup(h, bus);
         assert_se(harness_run_as_nobody(h, nobody_silent, NULL) == 0);
