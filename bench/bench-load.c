@@ -762,6 +762,9 @@ static int print_memory(pid_t pid, const char *key) {
         }
         result_printf((double) rss, "KiB", "%s.rss", key);
         result_printf((double) hwm, "KiB", "%s.hwm", key);
+        uint64_t anon;
+        if (proc_anon_kib(pid, &anon) >= 0)
+                result_printf((double) anon, "KiB", "%s.anon", key);
         return 0;
 }
 

@@ -106,6 +106,21 @@ int proc_memory_kib(pid_t pid, uint64_t *ret_rss, uint64_t *ret_hwm) {
         return 0;
 }
 
+int proc_anon_kib(pid_t pid, uint64_t *ret_anon) {
+        char path[64], line[256];
+        bool got = false;
+        FILE *f;
+
+        snprintf(path, sizeof path, "/proc/%d/status", (int) pid);
+        f = fopen(path, "re");
+        if (!f)
+                return errno == ENOENT ? -ESRCH : -errno;
+        while (!got && fgets(line, sizeof line, f))
+                got = sscanf(line, "RssAnon: %" SCNu64, ret_anon) == 1;
+        fclose(f);
+        return got ? 0 : -ESRCH;
+}
+
 void result_printf(double value, const char *unit, const char *key_fmt, ...) {
         char key[256];
         va_list ap;

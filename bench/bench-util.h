@@ -48,6 +48,9 @@ Stats samples_stats(Samples *s);
 
 /* VmRSS and VmHWM of pid in KiB. Returns 0 or a negative errno (-ESRCH once it is gone). */
 int proc_memory_kib(pid_t pid, uint64_t *ret_rss, uint64_t *ret_hwm);
+/* RssAnon: the heap and other private memory, without the library pages that VmRSS also
+ * counts (a code page first run adds 4 KiB to VmRSS and says nothing about leaks). */
+int proc_anon_kib(pid_t pid, uint64_t *ret_anon);
 
 /* Prints one "RESULT key value unit" line; key is printf-formatted. */
 void result_printf(double value, const char *unit, const char *key_fmt, ...) _printf_(3, 4);
