@@ -529,44 +529,6 @@ const char *bus_value_get_string(const BusValue *dict, const char *key) {
 
 /* ---- JSON ----------------------------------------------------------------------------- */
 
-/* json.h has no raw-number writer. Let json_write_null() place the separator and
- * indentation (into a memory stream), copy that, and put the literal where "null" was, so
- * the layout stays the writer's own whatever it decides. */
-void bus_json_write_literal(JsonWriter *w, const char *literal) {
-        FILE *real = w->f;
-        char *buf = NULL;
-        size_t size = 0;
-
-        w->f = open_memstream(&buf, &size);
-        if (!w->f) {
-                w->f = real;
-                if (!w->error)
-                        w->error = -ENOMEM;
-                return;
-        }
-        json_write_null(w);
-        fclose(w->f);
-        w->f = real;
-        if (buf && size >= 4)
-                fwrite(buf, 1, size - 4, real);
-        fputs(literal, real);
-        free(buf);
-}
-
-void bus_json_write_double(JsonWriter *w, double d) {
-        char buf[32];
-
-        if (!isfinite(d)) { /* JSON has no NaN or infinity */
-                json_write_null(w);
-                return;
-        }
-        /* the shortest of %.15g and %.17g that reads back as the same double */
-        snprintf(buf, sizeof buf, "%.15g", d);
-        if (strtod(buf, NULL) != d)
-                snprintf(buf, sizeof buf, "%.17g", d);
-        bus_json_write_literal(w, buf);
-}
-
 void bus_value_write_json(const BusValue *v, JsonWriter *w) {
         char buf[32];
 
@@ -582,10 +544,10 @@ void bus_value_write_json(const BusValue *v, JsonWriter *w) {
                 break;
         case BUS_VALUE_UNSIGNED:
                 snprintf(buf, sizeof buf, "%" PRIu64, v->u);
-                bus_json_write_literal(w, buf);
+                json_write_literal(w, buf);
                 break;
         case BUS_VALUE_DOUBLE:
-                bus_json_write_double(w, v->d);
+                json_write_double(w, v->d);
                 break;
         case BUS_VALUE_ARRAY:
                 json_write_begin_array(w);

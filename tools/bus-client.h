@@ -2,7 +2,7 @@
  * ([--json] [--soft] ARGS), the connection to the system bus, method calls that report the
  * daemon's D-Bus error (name and message) on stderr, colormgr's ID|PATH argument rule, and
  * an object's properties read into a small typed tree that prints as text or as JSON
- * (through src/store/json.h's writer).
+ * (through src/shared/json.h's writer).
  *
  * Deliberately not a client library: synchronous calls only, no signals, no caching. Each
  * function that fails has already said why on stderr, so verbs only map r < 0 to exit 1. */
@@ -136,9 +136,6 @@ void bus_object_print_text(const BusObject *o, FILE *f);
 /* JSON: {"object_path": PATH, "<Property>": value, ...}. Lower-case keys are tinct's own,
  * capitalised ones are D-Bus property names. */
 void bus_object_write_json(const BusObject *o, JsonWriter *w);
-/* Writes a number the writer has no function for (doubles, large unsigned values). */
-void bus_json_write_literal(JsonWriter *w, const char *literal);
-void bus_json_write_double(JsonWriter *w, double d);
 /* Finishes a JSON document on stdout; prints the error and returns it on failure. */
 int bus_json_finish(JsonWriter *w);
 

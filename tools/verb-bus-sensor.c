@@ -107,7 +107,7 @@ int verb_get_sensor_reading(int argc, char **argv) {
                         json_write_string(&w, cap);
                         for (size_t j = 0; j < 3; j++) {
                                 json_write_key(&w, axes[j]);
-                                bus_json_write_double(&w, readings[i].xyz[j]);
+                                json_write_double(&w, readings[i].xyz[j]);
                         }
                         json_write_end_object(&w);
                 }

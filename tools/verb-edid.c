@@ -17,6 +17,7 @@
 #include "edid.h"
 #include "icc-create.h"
 #include "edid-icc.h"
+#include "json.h"
 #include "macro.h"
 #include "verbs.h"
 
@@ -76,122 +77,110 @@ static int load_edid(const char *path, Edid **ret) {
 
 /* --- JSON output ----------------------------------------------------------------------- */
 
-/* Strings from an EDID are arbitrary bytes: escape controls, pass valid UTF-8, and replace
- * every other byte by U+FFFD so the output is always valid JSON. */
-static void json_string(FILE *f, const char *s) {
-        const unsigned char *p = (const unsigned char *) s;
-
-        fputc('"', f);
-        while (*p) {
-                unsigned char c = *p;
-                size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 :
-                             (c & 0xf8) == 0xf0 ? 4 : 0;
-                bool ok = len > 0;
-
-                for (size_t i = 1; ok && i < len; i++)
-                        ok = (p[i] & 0xc0) == 0x80;
-                if (!ok) {
-                        fputs("\\ufffd", f);
-                        p++;
-                        continue;
-                }
-                if (len > 1) {
-                        fwrite(p, 1, len, f);
-                        p += len;
-                        continue;
-                }
-                if (c == '"' || c == '\\')
-                        fprintf(f, "\\%c", c);
-                else if (c < 0x20 || c == 0x7f)
-                        fprintf(f, "\\u%04x", c);
-                else
-                        fputc(c, f);
-                p++;
-        }
-        fputc('"', f);
+/* Strings from an EDID are arbitrary bytes: the lossy writers turn what is not UTF-8 into
+ * U+FFFD, so the output is always valid JSON. */
+static void key_uint(JsonWriter *w, const char *key, uint64_t v) {
+        json_write_key(w, key);
+        json_write_int64(w, (int64_t) v);
 }
 
-static void json_key(FILE *f, int indent, const char *key) {
-        fprintf(f, "%*s", indent, "");
-        json_string(f, key);
-        fputs(": ", f);
+static void key_bool(JsonWriter *w, const char *key, bool v) {
+        json_write_key(w, key);
+        json_write_bool(w, v);
 }
 
-static const char *json_bool(bool b) {
-        return b ? "true" : "false";
+static void key_hex_byte(JsonWriter *w, const char *key, uint8_t v) {
+        char buf[8];
+        snprintf(buf, sizeof buf, "0x%02x", v);
+        json_write_member_text(w, key, buf);
 }
 
 /* edid-decode prints chromaticities with 4 decimals, truncated; the reference keeps that
  * form, so we print the same (raw10 carries the exact value). */
-static void json_xy_truncated(FILE *f, const EdidXY *xy) {
+static void write_xy_truncated(JsonWriter *w, const EdidXY *xy) {
         /* Integer arithmetic, so no rounding can sneak in: raw < 1024 gives 0.0000-0.9990. */
-        fprintf(f, "[0.%04u, 0.%04u]", xy->raw_x * 10000u / 1024u, xy->raw_y * 10000u / 1024u);
+        char buf[16];
+        json_write_begin_array(w);
+        snprintf(buf, sizeof buf, "0.%04u", xy->raw_x * 10000u / 1024u);
+        json_write_literal(w, buf);
+        snprintf(buf, sizeof buf, "0.%04u", xy->raw_y * 10000u / 1024u);
+        json_write_literal(w, buf);
+        json_write_end_array(w);
 }
 
-static void json_luminance(FILE *f, const EdidLuminance *l) {
-        if (!l->present)
-                fputs("null", f);
-        else
-                fprintf(f, "{\"code\": %u, \"cd_m2\": %.3f}", l->code, l->cd_m2);
-}
-
-static void json_cta(FILE *f, const Edid *e) {
-        const EdidCta *c = &e->cta;
-        char buf[128];
-        bool first;
-
-        fputs("{\n", f);
-        json_key(f, 2, "blocks"); fprintf(f, "%u,\n", c->n_blocks);
-        json_key(f, 2, "revision"); fprintf(f, "%u,\n", c->revision);
-        json_key(f, 2, "malformed"); fprintf(f, "%s,\n", json_bool(c->malformed));
-
-        json_key(f, 2, "hdr_static_metadata");
-        if (!c->has_hdr_static_metadata)
-                fputs("null,\n", f);
-        else {
-                fputs("{\n", f);
-                json_key(f, 3, "eotfs"); fputc('[', f);
-                first = true;
-                for (unsigned i = 0; i < 8; i++) {
-                        if (!(c->eotfs & (1u << i)))
-                                continue;
-                        const char *n = edid_eotf_name(i);
-                        if (!n) {
-                                snprintf(buf, sizeof buf, "Unknown (%u)", i);
-                                n = buf;
-                        }
-                        fputs(first ? "" : ", ", f);
-                        json_string(f, n);
-                        first = false;
-                }
-                fputs("],\n", f);
-                json_key(f, 3, "eotf_flags");
-                fprintf(f, "{\"traditional_sdr\": %s, \"traditional_hdr\": %s, \"pq\": %s, \"hlg\": %s},\n",
-                        json_bool(c->eotfs & EDID_EOTF_TRADITIONAL_SDR),
-                        json_bool(c->eotfs & EDID_EOTF_TRADITIONAL_HDR),
-                        json_bool(c->eotfs & EDID_EOTF_PQ), json_bool(c->eotfs & EDID_EOTF_HLG));
-                json_key(f, 3, "static_metadata_descriptors"); fputc('[', f);
-                first = true;
-                for (unsigned i = 0; i < 8; i++) {
-                        if (!(c->static_metadata_descriptors & (1u << i)))
-                                continue;
-                        /* CTA-861.3 Table 5: bit n is Static Metadata Type n+1. */
-                        fprintf(f, "%s\"Static metadata type %u\"", first ? "" : ", ", i + 1);
-                        first = false;
-                }
-                fputs("],\n", f);
-                json_key(f, 3, "max_luminance"); json_luminance(f, &c->max_luminance); fputs(",\n", f);
-                json_key(f, 3, "max_frame_avg_luminance"); json_luminance(f, &c->max_frame_avg_luminance); fputs(",\n", f);
-                json_key(f, 3, "min_luminance"); json_luminance(f, &c->min_luminance); fputs("\n", f);
-                fputs("  },\n", f);
+static void key_luminance(JsonWriter *w, const char *key, const EdidLuminance *l) {
+        json_write_key(w, key);
+        if (!l->present) {
+                json_write_null(w);
+                return;
         }
+        json_write_begin_object(w);
+        key_uint(w, "code", l->code);
+        json_write_key(w, "cd_m2");
+        json_write_fixed(w, l->cd_m2, 3);
+        json_write_end_object(w);
+}
 
-        json_key(f, 2, "colorimetry");
-        if (!c->has_colorimetry)
-                fputs("null,\n", f);
-        else {
-                fputc('[', f);
-                first = true;
+static void write_hdr_static_metadata(JsonWriter *w, const EdidCta *c) {
+        char buf[128];
+
+        json_write_begin_object(w);
+        json_write_key(w, "eotfs");
+        json_write_begin_array(w);
+        for (unsigned i = 0; i < 8; i++) {
+                if (!(c->eotfs & (1u << i)))
+                        continue;
+                const char *n = edid_eotf_name(i);
+                if (!n) {
+                        snprintf(buf, sizeof buf, "Unknown (%u)", i);
+                        n = buf;
+                }
+                json_write_string_lossy(w, n);
+        }
+        json_write_end_array(w);
+        json_write_key(w, "eotf_flags");
+        json_write_begin_object(w);
+        key_bool(w, "traditional_sdr", c->eotfs & EDID_EOTF_TRADITIONAL_SDR);
+        key_bool(w, "traditional_hdr", c->eotfs & EDID_EOTF_TRADITIONAL_HDR);
+        key_bool(w, "pq", c->eotfs & EDID_EOTF_PQ);
+        key_bool(w, "hlg", c->eotfs & EDID_EOTF_HLG);
+        json_write_end_object(w);
+        json_write_key(w, "static_metadata_descriptors");
+        json_write_begin_array(w);
+        for (unsigned i = 0; i < 8; i++)
+                if (c->static_metadata_descriptors & (1u << i)) {
+                        /* CTA-861.3 Table 5: bit n is Static Metadata Type n+1. */
+                        snprintf(buf, sizeof buf, "Static metadata type %u", i + 1);
+                        json_write_string_lossy(w, buf);
+                }
+        json_write_end_array(w);
+        key_luminance(w, "max_luminance", &c->max_luminance);
+        key_luminance(w, "max_frame_avg_luminance", &c->max_frame_avg_luminance);
+        key_luminance(w, "min_luminance", &c->min_luminance);
+        json_write_end_object(w);
+}
+
+static void write_colorimetry(JsonWriter *w, const EdidCta *c) {
+        static const struct { const char *name; uint16_t bit; } flags[] = {
+                { "xvYCC601", EDID_COLORIMETRY_XVYCC601 },
+                { "xvYCC709", EDID_COLORIMETRY_XVYCC709 },
+                { "sYCC601", EDID_COLORIMETRY_SYCC601 },
+                { "opYCC601", EDID_COLORIMETRY_OPYCC601 },
+                { "opRGB", EDID_COLORIMETRY_OPRGB },
+                { "BT2020cYCC", EDID_COLORIMETRY_BT2020CYCC },
+                { "BT2020YCC", EDID_COLORIMETRY_BT2020YCC },
+                { "BT2020RGB", EDID_COLORIMETRY_BT2020RGB },
+                /* CTA-861-H has no separate DCI-P3 bit any more (its former place is
+                 * ST 2113 RGB); the key is kept for the schema and is always false. */
+                { "DCI-P3", 0 },
+                { "ICtCp", EDID_COLORIMETRY_ICTCP },
+                { "ST2113RGB", EDID_COLORIMETRY_ST2113RGB },
+        };
+        char buf[128];
+
+        json_write_key(w, "colorimetry");
+        if (c->has_colorimetry) {
+                json_write_begin_array(w);
                 for (unsigned i = 0; i < 16; i++) {
                         if (!(c->colorimetry & (1u << i)))
                                 continue;
@@ -200,150 +189,148 @@ static void json_cta(FILE *f, const Edid *e) {
                                 snprintf(buf, sizeof buf, "Unknown (bit %u)", i);
                                 n = buf;
                         }
-                        fputs(first ? "" : ", ", f);
-                        json_string(f, n);
-                        first = false;
+                        json_write_string_lossy(w, n);
                 }
-                fputs("],\n", f);
-        }
-        json_key(f, 2, "colorimetry_flags");
-        if (!c->has_colorimetry)
-                fputs("null,\n", f);
-        else {
-                static const struct { const char *name; uint16_t bit; } flags[] = {
-                        { "xvYCC601", EDID_COLORIMETRY_XVYCC601 },
-                        { "xvYCC709", EDID_COLORIMETRY_XVYCC709 },
-                        { "sYCC601", EDID_COLORIMETRY_SYCC601 },
-                        { "opYCC601", EDID_COLORIMETRY_OPYCC601 },
-                        { "opRGB", EDID_COLORIMETRY_OPRGB },
-                        { "BT2020cYCC", EDID_COLORIMETRY_BT2020CYCC },
-                        { "BT2020YCC", EDID_COLORIMETRY_BT2020YCC },
-                        { "BT2020RGB", EDID_COLORIMETRY_BT2020RGB },
-                        /* CTA-861-H has no separate DCI-P3 bit any more (its former place is
-                         * ST 2113 RGB); the key is kept for the schema and is always false. */
-                        { "DCI-P3", 0 },
-                        { "ICtCp", EDID_COLORIMETRY_ICTCP },
-                        { "ST2113RGB", EDID_COLORIMETRY_ST2113RGB },
-                };
-                fputc('{', f);
-                for (size_t i = 0; i < ELEMENTSOF(flags); i++) {
-                        fprintf(f, "%s", i ? ", " : "");
-                        json_string(f, flags[i].name);
-                        fprintf(f, ": %s", json_bool(c->colorimetry & flags[i].bit));
-                }
-                fputs("},\n", f);
-        }
-
-        json_key(f, 2, "hdmi_vsdb"); fprintf(f, "%s,\n", json_bool(c->hdmi_vsdb));
-        json_key(f, 2, "hdmi_forum_vsdb"); fprintf(f, "%s,\n", json_bool(c->hdmi_forum_vsdb));
-        json_key(f, 2, "hdr10plus_vsvdb"); fprintf(f, "%s,\n", json_bool(c->hdr10plus_vsvdb));
-        json_key(f, 2, "dolby_vision_vsvdb"); fprintf(f, "%s,\n", json_bool(c->dolby_vision_vsvdb));
-        json_key(f, 2, "data_blocks"); fputc('[', f);
-        for (size_t i = 0; i < c->n_data_blocks; i++) {
-                fputs(i ? ",\n   " : "\n   ", f);
-                json_string(f, edid_cta_data_block_name(&c->data_blocks[i], buf, sizeof buf));
-        }
-        fputs(c->n_data_blocks ? "\n  ]\n" : "]\n", f);
-        fputs(" },\n", f);
+                json_write_end_array(w);
+        } else
+                json_write_null(w);
+        json_write_key(w, "colorimetry_flags");
+        if (c->has_colorimetry) {
+                json_write_begin_object(w);
+                for (size_t i = 0; i < ELEMENTSOF(flags); i++)
+                        key_bool(w, flags[i].name, c->colorimetry & flags[i].bit);
+                json_write_end_object(w);
+        } else
+                json_write_null(w);
 }
 
-static void print_json(FILE *f, const Edid *e) {
+static void write_cta(JsonWriter *w, const Edid *e) {
+        const EdidCta *c = &e->cta;
         char buf[128];
 
-        fputs("{\n", f);
-        json_key(f, 1, "schema"); fputs("\"edid-ref/1\",\n", f);
-        json_key(f, 1, "tool"); fputs("\"tinct edid-info --json\",\n", f);
-        json_key(f, 1, "fatal_error"); fputs("null,\n", f);
-        json_key(f, 1, "md5"); json_string(f, e->md5); fputs(",\n", f);
-        json_key(f, 1, "edid_version"); fprintf(f, "\"%u.%u\",\n", e->version, e->revision);
-        json_key(f, 1, "manufacturer"); json_string(f, e->manufacturer); fputs(",\n", f);
-        json_key(f, 1, "product_code"); fprintf(f, "%u,\n", e->product_code);
-        json_key(f, 1, "serial_number"); fprintf(f, "%u,\n", e->serial_number);
-        json_key(f, 1, "serial_string");
-        if (e->has_serial_string)
-                json_string(f, e->serial_string);
+        json_write_begin_object(w);
+        key_uint(w, "blocks", c->n_blocks);
+        key_uint(w, "revision", c->revision);
+        key_bool(w, "malformed", c->malformed);
+        json_write_key(w, "hdr_static_metadata");
+        if (c->has_hdr_static_metadata)
+                write_hdr_static_metadata(w, c);
         else
-                fputs("null", f);
-        fputs(",\n", f);
-        json_key(f, 1, "model_name");
-        if (e->has_model_name)
-                json_string(f, e->model_name);
-        else
-                fputs("null", f);
-        fputs(",\n", f);
-        json_key(f, 1, "alphanumeric_strings"); fputc('[', f);
-        for (unsigned i = 0; i < e->n_alphanumeric; i++) {
-                fputs(i ? ", " : "", f);
-                json_string(f, e->alphanumeric[i]);
-        }
-        fputs("],\n", f);
+                json_write_null(w);
+        write_colorimetry(w, c);
+        key_bool(w, "hdmi_vsdb", c->hdmi_vsdb);
+        key_bool(w, "hdmi_forum_vsdb", c->hdmi_forum_vsdb);
+        key_bool(w, "hdr10plus_vsvdb", c->hdr10plus_vsvdb);
+        key_bool(w, "dolby_vision_vsvdb", c->dolby_vision_vsvdb);
+        json_write_key(w, "data_blocks");
+        json_write_begin_array(w);
+        for (size_t i = 0; i < c->n_data_blocks; i++)
+                json_write_string_lossy(w, edid_cta_data_block_name(&c->data_blocks[i], buf, sizeof buf));
+        json_write_end_array(w);
+        json_write_end_object(w);
+}
+
+static int print_json(FILE *f, const Edid *e) {
+        char buf[128];
+        JsonWriter w;
+
+        json_writer_init(&w, f);
+        json_write_begin_object(&w);
+        json_write_member_text(&w, "schema", "edid-ref/1");
+        json_write_member_text(&w, "tool", "tinct edid-info --json");
+        json_write_member_text(&w, "fatal_error", NULL);
+        json_write_member_text(&w, "md5", e->md5);
+        snprintf(buf, sizeof buf, "%u.%u", e->version, e->revision);
+        json_write_member_text(&w, "edid_version", buf);
+        json_write_member_text(&w, "manufacturer", e->manufacturer);
+        key_uint(&w, "product_code", e->product_code);
+        key_uint(&w, "serial_number", e->serial_number);
+        json_write_member_text(&w, "serial_string", e->has_serial_string ? e->serial_string : NULL);
+        json_write_member_text(&w, "model_name", e->has_model_name ? e->model_name : NULL);
+        json_write_key(&w, "alphanumeric_strings");
+        json_write_begin_array(&w);
+        for (unsigned i = 0; i < e->n_alphanumeric; i++)
+                json_write_string_lossy(&w, e->alphanumeric[i]);
+        json_write_end_array(&w);
 
         /* E-EDID 1.4 §3.4.4: week 0 = only the year is given; 0xFF = model year. */
-        json_key(f, 1, "week");
+        json_write_key(&w, "week");
         if (e->week == 0 || e->week == 0xff)
-                fputs("null,\n", f);
+                json_write_null(&w);
         else
-                fprintf(f, "%u,\n", e->week);
-        json_key(f, 1, "year");
+                json_write_int64(&w, e->week);
+        json_write_key(&w, "year");
         if (e->week == 0xff)
-                fputs("null,\n", f);
+                json_write_null(&w);
         else
-                fprintf(f, "%u,\n", e->year);
-        json_key(f, 1, "model_year");
+                json_write_int64(&w, e->year);
+        json_write_key(&w, "model_year");
         if (e->week == 0xff)
-                fprintf(f, "%u,\n", e->year);
+                json_write_int64(&w, e->year);
         else
-                fputs("null,\n", f);
+                json_write_null(&w);
 
-        json_key(f, 1, "display_type"); fprintf(f, "\"%s\",\n", e->digital ? "digital" : "analog");
-        json_key(f, 1, "gamma");
+        json_write_member_text(&w, "display_type", e->digital ? "digital" : "analog");
+        json_write_key(&w, "gamma");
         if (e->gamma_in_extension)
-                fputs("null,\n", f);
+                json_write_null(&w);
         else
-                fprintf(f, "%.2f,\n", e->gamma);
-        json_key(f, 1, "gamma_in_extension"); fprintf(f, "%s,\n", json_bool(e->gamma_in_extension));
+                json_write_fixed(&w, e->gamma, 2);
+        key_bool(&w, "gamma_in_extension", e->gamma_in_extension);
 
         const struct { const char *name; const EdidXY *xy; } prim[] = {
                 { "red", &e->red }, { "green", &e->green }, { "blue", &e->blue }, { "white", &e->white },
         };
-        json_key(f, 1, "chromaticity"); fputs("{", f);
+        json_write_key(&w, "chromaticity");
+        json_write_begin_object(&w);
         for (size_t i = 0; i < ELEMENTSOF(prim); i++) {
-                fprintf(f, "%s\"%s\": ", i ? ", " : "", prim[i].name);
-                json_xy_truncated(f, prim[i].xy);
+                json_write_key(&w, prim[i].name);
+                write_xy_truncated(&w, prim[i].xy);
         }
-        fputs("},\n", f);
-        json_key(f, 1, "chromaticity_raw10"); fputs("{", f);
-        for (size_t i = 0; i < ELEMENTSOF(prim); i++)
-                fprintf(f, "%s\"%s\": [%u, %u]", i ? ", " : "", prim[i].name,
-                        prim[i].xy->raw_x, prim[i].xy->raw_y);
-        fputs("},\n", f);
+        json_write_end_object(&w);
+        json_write_key(&w, "chromaticity_raw10");
+        json_write_begin_object(&w);
+        for (size_t i = 0; i < ELEMENTSOF(prim); i++) {
+                json_write_key(&w, prim[i].name);
+                json_write_begin_array(&w);
+                json_write_int64(&w, prim[i].xy->raw_x);
+                json_write_int64(&w, prim[i].xy->raw_y);
+                json_write_end_array(&w);
+        }
+        json_write_end_object(&w);
 
-        json_key(f, 1, "checksum"); fprintf(f, "\"0x%02x\",\n", e->blocks[0].checksum);
-        json_key(f, 1, "checksum_valid"); fprintf(f, "%s,\n", json_bool(e->blocks[0].checksum_valid));
-        json_key(f, 1, "extension_blocks_declared"); fprintf(f, "%u,\n", e->extension_count);
-        json_key(f, 1, "extension_blocks_found"); fprintf(f, "%zu,\n", e->n_blocks - 1);
-        json_key(f, 1, "blocks"); fputs("[", f);
+        key_hex_byte(&w, "checksum", e->blocks[0].checksum);
+        key_bool(&w, "checksum_valid", e->blocks[0].checksum_valid);
+        key_uint(&w, "extension_blocks_declared", e->extension_count);
+        key_uint(&w, "extension_blocks_found", e->n_blocks - 1);
+        json_write_key(&w, "blocks");
+        json_write_begin_array(&w);
         for (size_t i = 0; i < e->n_blocks; i++) {
-                fputs(i ? ",\n  " : "\n  ", f);
-                fprintf(f, "{\"index\": %zu, \"type\": ", i);
-                json_string(f, edid_block_type_name(&e->blocks[i], i, buf, sizeof buf));
-                fprintf(f, ", \"checksum\": \"0x%02x\", \"checksum_valid\": %s}",
-                        e->blocks[i].checksum, json_bool(e->blocks[i].checksum_valid));
+                json_write_begin_object(&w);
+                key_uint(&w, "index", i);
+                json_write_member_text(&w, "type", edid_block_type_name(&e->blocks[i], i, buf, sizeof buf));
+                key_hex_byte(&w, "checksum", e->blocks[i].checksum);
+                key_bool(&w, "checksum_valid", e->blocks[i].checksum_valid);
+                json_write_end_object(&w);
         }
-        fputs("\n ],\n", f);
-        json_key(f, 1, "all_checksums_valid"); fprintf(f, "%s,\n", json_bool(edid_all_checksums_valid(e)));
+        json_write_end_array(&w);
+        key_bool(&w, "all_checksums_valid", edid_all_checksums_valid(e));
 
-        json_key(f, 1, "cta");
+        json_write_key(&w, "cta");
         if (e->cta.n_blocks == 0)
-                fputs("null,\n", f);
+                json_write_null(&w);
         else
-                json_cta(f, e);
+                write_cta(&w, e);
 
-        json_key(f, 1, "displayid_versions"); fputc('[', f);
-        for (size_t i = 0; i < e->n_displayid; i++)
-                fprintf(f, "%s\"%u.%u\"", i ? ", " : "", e->displayid_versions[i] >> 4,
-                        e->displayid_versions[i] & 0xf);
-        fputs("]\n}\n", f);
+        json_write_key(&w, "displayid_versions");
+        json_write_begin_array(&w);
+        for (size_t i = 0; i < e->n_displayid; i++) {
+                snprintf(buf, sizeof buf, "%u.%u", e->displayid_versions[i] >> 4, e->displayid_versions[i] & 0xf);
+                json_write_string_lossy(&w, buf);
+        }
+        json_write_end_array(&w);
+        json_write_end_object(&w);
+        return json_writer_finish(&w);
 }
 
 /* --- text output ----------------------------------------------------------------------- */
@@ -453,10 +440,13 @@ int verb_edid_info(int argc, char **argv) {
         if (load_edid(argv[optind], &e) < 0)
                 return 1;
 
-        if (json)
-                print_json(stdout, e);
-        else
-                print_text(stdout, e);
+        if (json) {
+                int r = print_json(stdout, e);
+                if (r < 0)
+                        fprintf(stderr, "tinct edid-info: writing JSON: %s\n", strerror(-r));
+                return r < 0 ? 1 : 0;
+        }
+        print_text(stdout, e);
         return fflush(stdout) == 0 ? 0 : 1;
 }
 

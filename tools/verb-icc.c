@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "icc-info.h"
+#include "json.h"
 #include "macro.h"
 #include "strv.h"
 #include "verbs.h"
@@ -55,76 +56,42 @@ static int read_file(const char *path, uint8_t **ret, size_t *ret_size) {
         return 0;
 }
 
-static void json_string(FILE *f, const char *s) {
-        if (!s) {
-                fputs("null", f);
-                return;
-        }
-        fputc('"', f);
-        for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
-                switch (*p) {
-                case '"':
-                        fputs("\\\"", f);
-                        break;
-                case '\\':
-                        fputs("\\\\", f);
-                        break;
-                case '\n':
-                        fputs("\\n", f);
-                        break;
-                case '\r':
-                        fputs("\\r", f);
-                        break;
-                case '\t':
-                        fputs("\\t", f);
-                        break;
-                default:
-                        if (*p < 0x20)
-                                fprintf(f, "\\u%04x", *p);
-                        else
-                                fputc(*p, f);
-                }
-        }
-        fputc('"', f);
-}
-
-static void print_json(FILE *f, const char *path, const IccInfo *info, int r, const char *error) {
-        fputs("{\n  \"file\": ", f);
-        json_string(f, path);
+static int print_json(FILE *f, const char *path, const IccInfo *info, int r, const char *error) {
+        JsonWriter w;
+        json_writer_init(&w, f);
+        json_write_begin_object(&w);
+        json_write_member_text(&w, "file", path);
         if (r < 0) {
-                fputs(",\n  \"error\": ", f);
-                json_string(f, error ? error : strerror(-r));
-                fprintf(f, ",\n  \"errno\": %d\n}\n", -r);
-                return;
+                json_write_member_text(&w, "error", error ? error : strerror(-r));
+                json_write_key(&w, "errno");
+                json_write_int64(&w, -r);
+        } else {
+                json_write_member_text(&w, "error", NULL);
+                json_write_member_text(&w, "checksum", info->checksum);
+                json_write_member_text(&w, "description", info->description);
+                json_write_member_text(&w, "title", info->title);
+                json_write_member_text(&w, "copyright", info->copyright);
+                json_write_member_text(&w, "kind", info->kind);
+                json_write_member_text(&w, "colorspace", info->colorspace);
+                json_write_key(&w, "has_vcgt");
+                json_write_bool(&w, info->has_vcgt);
+                json_write_key(&w, "created");
+                json_write_int64(&w, info->created);
+                json_write_key(&w, "tags_ignored");
+                json_write_int64(&w, info->tags_ignored);
+                json_write_key(&w, "metadata");
+                json_write_begin_object(&w);
+                for (size_t i = 0; info->metadata && info->metadata[i] && info->metadata[i + 1]; i += 2)
+                        json_write_member_text(&w, info->metadata[i], info->metadata[i + 1]);
+                json_write_end_object(&w);
+                json_write_key(&w, "warnings");
+                json_write_begin_array(&w);
+                STRV_FOREACH(k, info->warnings)
+                        json_write_string_lossy(&w, *k);
+                json_write_end_array(&w);
         }
-        fputs(",\n  \"error\": null,\n  \"checksum\": ", f);
-        json_string(f, info->checksum);
-        fputs(",\n  \"description\": ", f);
-        json_string(f, info->description);
-        fputs(",\n  \"title\": ", f);
-        json_string(f, info->title);
-        fputs(",\n  \"copyright\": ", f);
-        json_string(f, info->copyright);
-        fputs(",\n  \"kind\": ", f);
-        json_string(f, info->kind);
-        fputs(",\n  \"colorspace\": ", f);
-        json_string(f, info->colorspace);
-        fprintf(f, ",\n  \"has_vcgt\": %s", info->has_vcgt ? "true" : "false");
-        fprintf(f, ",\n  \"created\": %" PRIi64, info->created);
-        fprintf(f, ",\n  \"tags_ignored\": %u", info->tags_ignored);
-        fputs(",\n  \"metadata\": {", f);
-        for (size_t i = 0; info->metadata && info->metadata[i] && info->metadata[i + 1]; i += 2) {
-                fputs(i ? ", " : "", f);
-                json_string(f, info->metadata[i]);
-                fputs(": ", f);
-                json_string(f, info->metadata[i + 1]);
-        }
-        fputs("},\n  \"warnings\": [", f);
-        STRV_FOREACH(w, info->warnings) {
-                fputs(w == info->warnings ? "" : ", ", f);
-                json_string(f, *w);
-        }
-        fputs("]\n}\n", f);
+        json_write_end_object(&w);
+        return json_writer_finish(&w);
 }
 
 static void print_text(FILE *f, const IccInfo *info) {
@@ -187,8 +154,10 @@ int verb_icc_info(int argc, char **argv) {
         _cleanup_free_ char *error = NULL;
         r = icc_info_parse(data, size, &info, &error);
         if (json) {
-                print_json(stdout, path, info, r, error);
-                return r < 0 ? 1 : 0;
+                int k = print_json(stdout, path, info, r, error);
+                if (k < 0)
+                        fprintf(stderr, "tinct icc-info: writing JSON: %s\n", strerror(-k));
+                return r < 0 || k < 0 ? 1 : 0;
         }
         if (r < 0) {
                 fprintf(stderr, "tinct: %s: %s\n", path, error ? error : strerror(-r));

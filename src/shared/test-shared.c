@@ -4,6 +4,7 @@
 
 #include "chain-index.h"
 #include "hashmap.h"
+#include "json.h"
 #include "list.h"
 #include "md5.h"
 #include "names.h"
@@ -73,6 +74,44 @@ static void test_chain_index(void) {
         chain_index_remove(&ci, &unkeyed);
         assert_se(!chain_index_first(&ci, "dev") && hashmap_size(ci.map) == 1);
         chain_index_done(&ci);
+}
+
+static void test_json_writer(void) {
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+        JsonWriter w;
+        assert_se(f);
+        json_writer_init(&w, f);
+        json_write_begin_object(&w);
+        json_write_member_text(&w, "lossy", "a\xff" "b\xc3\xa9\"");
+        json_write_member_text(&w, "none", NULL);
+        json_write_key(&w, "nums");
+        json_write_begin_array(&w);
+        json_write_literal(&w, "0.6396");
+        json_write_double(&w, 0.1);
+        json_write_double(&w, 1.0 / 3.0);
+        json_write_double(&w, 0.0 / 0.0);
+        json_write_fixed(&w, 2.2, 2);
+        json_write_end_array(&w);
+        json_write_end_object(&w);
+        assert_se(json_writer_finish(&w) == 0);
+        fclose(f);
+        static const char want[] =
+                "{\n  \"lossy\": \"a\\ufffdb\xc3\xa9\\\"\",\n  \"none\": null,\n  \"nums\": [\n"
+                "    0.6396,\n    0.1,\n    0.33333333333333331,\n    null,\n    2.20\n  ]\n}\n";
+        if (strcmp(buf, want) != 0)
+                fprintf(stderr, "got:\n%s\nwant:\n%s\n", buf, want);
+        assert_se(strcmp(buf, want) == 0);
+        free(buf);
+
+        /* the strict writer refuses what is not UTF-8, and says so at the end */
+        f = open_memstream(&buf, &size);
+        json_writer_init(&w, f);
+        json_write_string(&w, "\xff");
+        assert_se(json_writer_finish(&w) == -EILSEQ);
+        fclose(f);
+        free(buf);
 }
 
 typedef struct Item {
@@ -203,6 +242,7 @@ int main(void) {
         test_hashmap();
         test_list();
         test_chain_index();
+        test_json_writer();
         test_strv();
         test_names();
         test_md5();

@@ -89,7 +89,7 @@ static int column_text_checked(sqlite3_stmt *st, int col, char **ret) {
         int r = store_column_strdup(st, col, ret);
         if (r < 0)
                 return r;
-        if (*ret && !store_utf8_is_valid(*ret, strlen(*ret))) {
+        if (*ret && !utf8_is_valid(*ret, strlen(*ret))) {
                 *ret = mfree(*ret);
                 return -EBADMSG;
         }

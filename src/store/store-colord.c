@@ -22,7 +22,7 @@ typedef struct ImportCounts {
 } ImportCounts;
 
 static bool text_ok(const unsigned char *t) {
-        return t && store_utf8_is_valid((const char *) t, strlen((const char *) t));
+        return t && utf8_is_valid((const char *) t, strlen((const char *) t));
 }
 
 /* A constant query on colord's connection: prepared, used once, finalized. */

@@ -5,6 +5,8 @@
 
 #include <sqlite3.h>
 
+#include "utf8.h"
+
 #include "store.h"
 
 /* Every statement the store runs more than once. Each is prepared on first use and kept for
@@ -132,5 +134,3 @@ int store_info_get(Store *s, const char *key, char **ret); /* -ENOENT if missing
  * -EBADMSG when damaged, with the reason in *ret_reason. */
 int store_db_open_readonly(const char *path, sqlite3 **ret, char **ret_reason);
 
-/* UTF-8 validity (strict: no overlongs, no surrogates, nothing above U+10FFFF). */
-bool store_utf8_is_valid(const char *s, size_t len);

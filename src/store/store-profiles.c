@@ -53,7 +53,7 @@ void store_disk_profiles_free(StoreDiskProfile *l, size_t n) {
 static int read_row(sqlite3_stmt *st, StoreDiskProfile *p) {
         const char *id = (const char *) sqlite3_column_text(st, 0);
         int64_t owner = sqlite3_column_int64(st, 1);
-        if (!id || !store_utf8_is_valid(id, strlen(id)) || owner < 0 || owner > UINT32_MAX)
+        if (!id || !utf8_is_valid(id, strlen(id)) || owner < 0 || owner > UINT32_MAX)
                 return -EBADMSG;
         int r = store_column_strv(st, 2, &p->properties);
         if (r < 0)

@@ -226,7 +226,7 @@ int store_column_strv(sqlite3_stmt *st, int col, char ***ret) {
                 return -ENOMEM;
         for (size_t k = 0, off = 0; k < n; k++) {
                 size_t len = strlen(p + off);
-                if (!store_utf8_is_valid(p + off, len))
+                if (!utf8_is_valid(p + off, len))
                         return -EBADMSG;
                 l[k] = strdup(p + off);
                 if (!l[k])
@@ -1317,38 +1317,3 @@ int store_profile_title_get(Store *s, const char *profile_id, uid_t uid, char **
 
 /* ---- text ----------------------------------------------------------------------------- */
 
-bool store_utf8_is_valid(const char *str, size_t len) {
-        const unsigned char *p = (const unsigned char *) str, *end = p + len;
-        while (p < end) {
-                unsigned char c = *p;
-                if (c < 0x80) {
-                        p++;
-                        continue;
-                }
-                size_t n;
-                uint32_t cp;
-                if (c >= 0xc2 && c <= 0xdf) {
-                        n = 1;
-                        cp = c & 0x1f;
-                } else if (c >= 0xe0 && c <= 0xef) {
-                        n = 2;
-                        cp = c & 0x0f;
-                } else if (c >= 0xf0 && c <= 0xf4) {
-                        n = 3;
-                        cp = c & 0x07;
-                } else
-                        return false;
-                if ((size_t) (end - p) <= n)
-                        return false;
-                for (size_t i = 1; i <= n; i++) {
-                        if ((p[i] & 0xc0) != 0x80)
-                                return false;
-                        cp = (cp << 6) | (p[i] & 0x3f);
-                }
-                if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
-                    (cp >= 0xd800 && cp <= 0xdfff))
-                        return false;
-                p += n + 1;
-        }
-        return true;
-}

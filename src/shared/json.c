@@ -4,11 +4,14 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "store-internal.h" /* store_utf8_is_valid() */
+#include "macro.h"
+#include "utf8.h"
 
 /* ---- reader --------------------------------------------------------------------------- */
 
@@ -149,7 +152,7 @@ static int parse_string(Parser *ps, char **ret) {
                         while (ps->p < ps->end && *ps->p != '"' && *ps->p != '\\' &&
                                (unsigned char) *ps->p >= 0x20)
                                 ps->p++;
-                        if (!store_utf8_is_valid(run, ps->p - run)) {
+                        if (!utf8_is_valid(run, ps->p - run)) {
                                 ps->p = run;
                                 return parse_error(ps, "string is not valid UTF-8");
                         }
@@ -495,8 +498,10 @@ void json_write_end_array(JsonWriter *w) {
         writer_close(w, ']');
 }
 
-static void write_escaped(JsonWriter *w, const char *s) {
-        if (!store_utf8_is_valid(s, strlen(s))) {
+/* lossy: bytes that are not UTF-8 become U+FFFD instead of failing the document. */
+static void write_escaped(JsonWriter *w, const char *s, bool lossy) {
+        size_t len = strlen(s);
+        if (!lossy && !utf8_is_valid(s, len)) {
                 if (!w->error)
                         w->error = -EILSEQ;
                 fputs("\"\"", w->f);
@@ -504,6 +509,16 @@ static void write_escaped(JsonWriter *w, const char *s) {
         }
         fputc('"', w->f);
         for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
+                size_t n = *p < 0x80 ? 1 : utf8_sequence_length((const char *) p, len - (size_t) (p - (const unsigned char *) s));
+                if (n == 0) {
+                        fputs("\\ufffd", w->f);
+                        continue;
+                }
+                if (n > 1) {
+                        fwrite(p, 1, n, w->f);
+                        p += n - 1;
+                        continue;
+                }
                 switch (*p) {
                 case '"':  fputs("\\\"", w->f); break;
                 case '\\': fputs("\\\\", w->f); break;
@@ -524,14 +539,55 @@ static void write_escaped(JsonWriter *w, const char *s) {
 
 void json_write_key(JsonWriter *w, const char *key) {
         writer_item(w);
-        write_escaped(w, key);
+        write_escaped(w, key, false);
         fputs(": ", w->f);
         w->after_key = true;
 }
 
 void json_write_string(JsonWriter *w, const char *s) {
         writer_item(w);
-        write_escaped(w, s ?: "");
+        write_escaped(w, s ?: "", false);
+}
+
+void json_write_string_lossy(JsonWriter *w, const char *s) {
+        writer_item(w);
+        write_escaped(w, s ?: "", true);
+}
+
+void json_write_member_text(JsonWriter *w, const char *key, const char *value) {
+        json_write_key(w, key);
+        if (value)
+                json_write_string_lossy(w, value);
+        else
+                json_write_null(w);
+}
+
+void json_write_literal(JsonWriter *w, const char *literal) {
+        writer_item(w);
+        fputs(literal, w->f);
+}
+
+void json_write_double(JsonWriter *w, double d) {
+        char buf[32];
+        if (!isfinite(d)) { /* JSON has no NaN or infinity */
+                json_write_null(w);
+                return;
+        }
+        /* the shortest of %.15g and %.17g that reads back as the same double */
+        snprintf(buf, sizeof buf, "%.15g", d);
+        if (strtod(buf, NULL) != d)
+                snprintf(buf, sizeof buf, "%.17g", d);
+        json_write_literal(w, buf);
+}
+
+void json_write_fixed(JsonWriter *w, double d, int decimals) {
+        char buf[64];
+        if (!isfinite(d)) {
+                json_write_null(w);
+                return;
+        }
+        snprintf(buf, sizeof buf, "%.*f", decimals, d);
+        json_write_literal(w, buf);
 }
 
 void json_write_int64(JsonWriter *w, int64_t v) {

@@ -72,5 +72,15 @@ void json_write_string(JsonWriter *w, const char *s);
 void json_write_int64(JsonWriter *w, int64_t v);
 void json_write_bool(JsonWriter *w, bool v);
 void json_write_null(JsonWriter *w);
+/* Bytes that are not UTF-8 (EDID text, say) are written as U+FFFD, not an error. */
+void json_write_string_lossy(JsonWriter *w, const char *s);
+/* "key": value, lossy as above, or null when value is NULL (reports of what a file holds). */
+void json_write_member_text(JsonWriter *w, const char *key, const char *value);
+/* A number written as given (the caller vouches that it is a JSON number literal). */
+void json_write_literal(JsonWriter *w, const char *literal);
+/* The shortest form that reads back as the same double; null for NaN and infinities. */
+void json_write_double(JsonWriter *w, double d);
+/* With a fixed number of decimals (e.g. to match another tool's rounding). */
+void json_write_fixed(JsonWriter *w, double d, int decimals);
 /* Ends the document with a newline and flushes. Returns 0 or the first error. */
 int json_writer_finish(JsonWriter *w);
