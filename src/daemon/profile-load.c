@@ -53,7 +53,9 @@ static int parse_into(Profile *p, uint8_t *data, size_t size, sd_bus_error *erro
         _cleanup_free_ char *why = NULL;
         _cleanup_free_ uint8_t *owned = data;
 
-        int r = icc_info_parse(data, size, &info, &why);
+        /* Warnings later, from the kept bytes (profile-warnings.h): a CreateProfileWithFd
+         * need not wait for the colour transforms. */
+        int r = icc_info_parse_flags(data, size, ICC_INFO_SKIP_WARNINGS, &info, &why);
         if (r < 0)
                 return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_FAILED_TO_READ, "failed to load: %s",
                                      why ? why : strerror(-r));

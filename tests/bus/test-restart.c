@@ -559,6 +559,17 @@ static void test_lazy_warnings(void) {
         assert_warnings(bus, krita, krita_w);
         assert_warnings(bus, esrgb, esrgb_w);
         assert_warnings(bus, bluish, none);
+        /* a client's profile: computed from the bytes it passed */
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r, fd = open(kf, O_RDONLY | O_CLOEXEC);
+        assert_se(fd >= 0);
+        _cleanup_free_ char *fdp = harness_create_profile_fd(bus, "fd-krita", "temp", fd, NO_KV, &e, &r);
+        close(fd);
+        assert_bus_ok(r, &e);
+        _cleanup_strv_free_ char **fdw = harness_get_strv(bus, fdp, CM_PROFILE_IFACE, "Warnings", "as");
+        assert_se(strv_length(fdw) == 2);
+        assert_streq(fdw[0], krita_w[0]);
+        assert_streq(fdw[1], krita_w[1]);
         sd_bus_flush_close_unref(bus);
         stop(h);
 
