@@ -22,6 +22,27 @@ int bus_append_strmap(sd_bus_message *m, const StrMap *map) {
         return sd_bus_message_close_container(m);
 }
 
+int bus_read_string_array(sd_bus_message *m, const char **ret, size_t max, size_t *ret_n) {
+        size_t n = 0;
+        int r = sd_bus_message_enter_container(m, 'a', "s");
+        if (r < 0)
+                return r;
+        for (;;) {
+                const char *s;
+                r = sd_bus_message_read_basic(m, 's', &s);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        break;
+                if (n == max)
+                        return -E2BIG;
+                ret[n++] = s;
+        }
+        ret[n] = NULL;
+        *ret_n = n;
+        return sd_bus_message_exit_container(m);
+}
+
 int bus_check_property(const char *key, const char *value, BusDomain domain, sd_bus_error *error) {
         if (strlen(key) > LIMIT_KEY_LEN || strlen(value) > LIMIT_VALUE_LEN)
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "metadata key/value length invalid");

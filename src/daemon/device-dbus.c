@@ -193,27 +193,29 @@ DEVICE_AUTH_METHOD(method_make_profile_default, make_default_authorized, ACTION_
 
 static int method_get_profile_for_qualifiers(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Device *d = userdata;
-        _cleanup_strv_free_ char **qualifiers = NULL;
-        int r = sd_bus_message_read_strv(msg, &qualifiers);
+        /* Read in place, no copies: this is CUPS's call for every job. */
+        const char *qualifiers[LIMIT_QUALIFIERS + 1];
+        size_t n;
+        int r = bus_read_string_array(msg, qualifiers, LIMIT_QUALIFIERS, &n);
+        if (r == -E2BIG)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "too many qualifiers (at most %d)", LIMIT_QUALIFIERS);
         if (r < 0)
                 return r;
-        if (strv_length(qualifiers) > LIMIT_QUALIFIERS)
-                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "too many qualifiers (at most %d)", LIMIT_QUALIFIERS);
         if (!strv_isempty(d->inhibitors))
                 return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_PROFILING, "profiling, so ignoring '%s'",
-                                     strempty(qualifiers ? qualifiers[0] : NULL));
+                                     strempty(qualifiers[0]));
         Profile *p = device_profile_for_qualifiers(d, qualifiers);
         if (!p) {
                 size_t len = 1;
-                STRV_FOREACH(q, qualifiers)
-                        len += strlen(*q) + 1;
+                for (size_t i = 0; i < n; i++)
+                        len += strlen(qualifiers[i]) + 1;
                 _cleanup_free_ char *joined = calloc(1, len);
                 if (!joined)
                         return -ENOMEM;
-                STRV_FOREACH(q, qualifiers) {
-                        if (q != qualifiers)
+                for (size_t i = 0; i < n; i++) {
+                        if (i > 0)
                                 strcat(joined, ",");
-                        strcat(joined, *q);
+                        strcat(joined, qualifiers[i]);
                 }
                 return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_NOTHING_MATCHED, "nothing matched expression '%s'", joined);
         }

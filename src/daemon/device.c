@@ -197,9 +197,9 @@ Profile **device_ordered_profiles(Device *d, size_t *ret_n) {
         return out;
 }
 
-Profile *device_profile_for_qualifiers(Device *d, char **qualifiers) {
+Profile *device_profile_for_qualifiers(Device *d, const char *const *qualifiers) {
         for (int hard = 1; hard >= 0; hard--)
-                STRV_FOREACH(q, qualifiers)
+                for (const char *const *q = qualifiers; *q; q++)
                         for (size_t i = 0; i < d->n_profiles; i++) {
                                 const DeviceProfile *e = &d->profiles[i];
                                 if (e->hard == (bool) hard && qualifier_match(*q, e->profile->qualifier))

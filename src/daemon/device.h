@@ -66,7 +66,7 @@ DeviceProfile *device_find_profile(Device *d, Profile *p);
 /* The exported Profiles order: hard, then soft non-EDID, then soft EDID (spec §5.3). */
 Profile **device_ordered_profiles(Device *d, size_t *ret_n);
 /* spec §5.4: hard pass then soft pass, each query in order. NULL when nothing matches. */
-Profile *device_profile_for_qualifiers(Device *d, char **qualifiers);
+Profile *device_profile_for_qualifiers(Device *d, const char *const *qualifiers);
 
 void device_touch(Device *d); /* Modified = now */
 
