@@ -48,6 +48,22 @@ int read_regular_fd(int fd, uint8_t **ret_data, size_t *ret_size) {
         return 0;
 }
 
+int read_regular_file(const char *path, uint8_t **ret_data, size_t *ret_size, struct stat *ret_st) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        _cleanup_free_ uint8_t *data = NULL;
+        size_t size;
+        int r = read_regular_fd(fd, &data, &size);
+        if (r < 0)
+                return r;
+        if (ret_st && fstat(fd, ret_st) < 0)
+                return -errno;
+        *ret_data = TAKE_PTR(data);
+        *ret_size = size;
+        return 0;
+}
+
 static int parse_into(Profile *p, uint8_t *data, size_t size, sd_bus_error *error) {
         _cleanup_(icc_info_freep) IccInfo *info = NULL;
         _cleanup_free_ char *why = NULL;

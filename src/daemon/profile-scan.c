@@ -1,7 +1,6 @@
 #include "profile-scan.h"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,12 +57,9 @@ static int load_info(Manager *m, const FileIdentity *f, IccInfo **ret) {
         if (store_profile_cache_get(m->store, f->path, f->size, f->mtime_ns, f->inode, ret) >= 0)
                 return 0;
 
-        _cleanup_close_ int fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0)
-                return log_warning_errno(errno, "Skipping %s: %m", f->path);
         _cleanup_free_ uint8_t *data = NULL;
         size_t size;
-        int r = read_regular_fd(fd, &data, &size);
+        int r = read_regular_file(f->path, &data, &size, NULL);
         if (r < 0)
                 return log_warning_errno(r, "Skipping %s: %m", f->path);
         const char *base = strrchr(f->path, '/');

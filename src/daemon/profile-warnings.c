@@ -1,6 +1,5 @@
 #include "profile-warnings.h"
 
-#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -10,12 +9,10 @@
 static int compute_from_file(Profile *p, char ***ret) {
         if (!p->filename)
                 return -ENOENT;
-        _cleanup_close_ int fd = open(p->filename, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0)
-                return -errno;
         _cleanup_free_ uint8_t *data = NULL;
         size_t size;
-        int r = read_regular_fd(fd, &data, &size);
+        struct stat st;
+        int r = read_regular_file(p->filename, &data, &size, &st);
         if (r < 0)
                 return r;
         r = icc_info_compute_warnings(data, size, ret, NULL);
@@ -24,9 +21,8 @@ static int compute_from_file(Profile *p, char ***ret) {
 
         /* The identity after the read: the cache row is updated only if it still describes
          * these bytes (a file rewritten meanwhile is parsed again by the watch). */
-        struct stat st;
         Store *store = p->manager->store;
-        if (store && fstat(fd, &st) == 0) {
+        if (store) {
                 int64_t mtime_ns = (int64_t) st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
                 r = store_profile_cache_set_warnings(store, p->filename, (uint64_t) st.st_size, mtime_ns,
                                                      (uint64_t) st.st_ino, *ret);

@@ -14,6 +14,19 @@
 #include "hashmap.h"
 #include "strv.h"
 
+/* Parameters 1-4 of the cache statements. size and inode are stored bit for bit in
+ * SQLite's signed 64-bit integers. */
+static int bind_identity(sqlite3_stmt *st, const char *path, uint64_t size, int64_t mtime_ns, uint64_t inode) {
+        int r = store_bind_text(st, 1, path);
+        if (r >= 0)
+                r = store_errno(sqlite3_bind_int64(st, 2, (int64_t) size));
+        if (r >= 0)
+                r = store_errno(sqlite3_bind_int64(st, 3, mtime_ns));
+        if (r >= 0)
+                r = store_errno(sqlite3_bind_int64(st, 4, (int64_t) inode));
+        return r;
+}
+
 int store_profile_cache_put(Store *s, const char *path, uint64_t size, int64_t mtime_ns, uint64_t inode,
                             const IccInfo *info) {
         if (!path || !info)
@@ -25,18 +38,11 @@ int store_profile_cache_put(Store *s, const char *path, uint64_t size, int64_t m
         int r = store_stmt(s, STMT_CACHE_PUT, &st);
         if (r < 0)
                 return r;
-        /* size and inode are stored bit for bit in SQLite's signed 64-bit integers. */
         char checksum[sizeof info->checksum];
         memcpy(checksum, info->checksum, sizeof checksum);
         checksum[sizeof checksum - 1] = '\0';
         if (r >= 0)
-                r = store_bind_text(st, 1, path);
-        if (r >= 0)
-                r = store_errno(sqlite3_bind_int64(st, 2, (int64_t) size));
-        if (r >= 0)
-                r = store_errno(sqlite3_bind_int64(st, 3, mtime_ns));
-        if (r >= 0)
-                r = store_errno(sqlite3_bind_int64(st, 4, (int64_t) inode));
+                r = bind_identity(st, path, size, mtime_ns, inode);
         if (r >= 0)
                 r = store_bind_text(st, 5, checksum);
         if (r >= 0)
@@ -71,13 +77,7 @@ int store_profile_cache_set_warnings(Store *s, const char *path, uint64_t size, 
         _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
         int r = store_stmt(s, STMT_CACHE_SET_WARNINGS, &st);
         if (r >= 0)
-                r = store_bind_text(st, 1, path);
-        if (r >= 0)
-                r = store_errno(sqlite3_bind_int64(st, 2, (int64_t) size));
-        if (r >= 0)
-                r = store_errno(sqlite3_bind_int64(st, 3, mtime_ns));
-        if (r >= 0)
-                r = store_errno(sqlite3_bind_int64(st, 4, (int64_t) inode));
+                r = bind_identity(st, path, size, mtime_ns, inode);
         if (r >= 0)
                 r = store_bind_strv(st, 5, warnings);
         if (r >= 0)

@@ -41,6 +41,16 @@ static int export_info(Store *s, JsonWriter *w) {
         return r;
 }
 
+/* key, value, ... as a JSON object, in the list's order. */
+static void write_pairs(JsonWriter *w, char *const *pairs) {
+        json_write_begin_object(w);
+        for (size_t i = 0; pairs && pairs[i] && pairs[i + 1]; i += 2) {
+                json_write_key(w, pairs[i]);
+                json_write_string(w, pairs[i + 1]);
+        }
+        json_write_end_object(w);
+}
+
 static int export_devices(Store *s, JsonWriter *w) {
         _cleanup_strv_free_ char **ids = NULL;
         int r = store_device_list(s, &ids);
@@ -57,12 +67,7 @@ static int export_devices(Store *s, JsonWriter *w) {
                 json_write_key(w, "id");
                 json_write_string(w, *id);
                 json_write_key(w, "properties");
-                json_write_begin_object(w);
-                for (size_t i = 0; props[i] && props[i + 1]; i += 2) {
-                        json_write_key(w, props[i]);
-                        json_write_string(w, props[i + 1]);
-                }
-                json_write_end_object(w);
+                write_pairs(w, props);
                 json_write_end_object(w);
         }
         json_write_end_array(w);
@@ -130,6 +135,20 @@ static int export_titles(Store *s, JsonWriter *w) {
         return r;
 }
 
+/* The ICC bytes of disk profiles travel as lower-case hex. */
+static char *hex_encode(const uint8_t *data, size_t size) {
+        static const char digits[] = "0123456789abcdef";
+        char *hex = malloc(size * 2 + 1);
+        if (!hex)
+                return NULL;
+        for (size_t i = 0; i < size; i++) {
+                hex[2 * i] = digits[data[i] >> 4];
+                hex[2 * i + 1] = digits[data[i] & 15];
+        }
+        hex[size * 2] = 0;
+        return hex;
+}
+
 static int export_disk_profiles(Store *s, JsonWriter *w) {
         StoreDiskProfile *l = NULL;
         size_t n = 0;
@@ -145,29 +164,17 @@ static int export_disk_profiles(Store *s, JsonWriter *w) {
                 json_write_key(w, "owner");
                 json_write_int64(w, l[i].owner);
                 json_write_key(w, "properties");
-                json_write_begin_object(w);
-                for (size_t k = 0; l[i].properties && l[i].properties[k] && l[i].properties[k + 1]; k += 2) {
-                        json_write_key(w, l[i].properties[k]);
-                        json_write_string(w, l[i].properties[k + 1]);
-                }
-                json_write_end_object(w);
+                write_pairs(w, l[i].properties);
                 json_write_key(w, "data");
                 if (!l[i].data)
                         json_write_null(w);
                 else {
-                        static const char digits[] = "0123456789abcdef";
-                        char *hex = malloc(l[i].size * 2 + 1);
+                        _cleanup_free_ char *hex = hex_encode(l[i].data, l[i].size);
                         if (!hex) {
                                 r = -ENOMEM;
                                 break;
                         }
-                        for (size_t b = 0; b < l[i].size; b++) {
-                                hex[2 * b] = digits[l[i].data[b] >> 4];
-                                hex[2 * b + 1] = digits[l[i].data[b] & 15];
-                        }
-                        hex[l[i].size * 2] = 0;
                         json_write_string(w, hex);
-                        free(hex);
                 }
                 json_write_end_object(w);
         }
@@ -421,6 +428,25 @@ static int hex_value(char c) {
         return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
+/* -EBADMSG for an odd length or anything but lower-case hex digits. */
+static int hex_decode(const char *hex, uint8_t **ret, size_t *ret_size) {
+        size_t len = strlen(hex);
+        if (len % 2 != 0)
+                return -EBADMSG;
+        _cleanup_free_ uint8_t *bytes = malloc(len / 2 + 1);
+        if (!bytes)
+                return -ENOMEM;
+        for (size_t i = 0; i < len / 2; i++) {
+                int hi = hex_value(hex[2 * i]), lo = hex_value(hex[2 * i + 1]);
+                if (hi < 0 || lo < 0)
+                        return -EBADMSG;
+                bytes[i] = (uint8_t) (hi << 4 | lo);
+        }
+        *ret = TAKE_PTR(bytes);
+        *ret_size = len / 2;
+        return 0;
+}
+
 static int import_disk_profiles(Store *s, const JsonValue *list, char **ret_error) {
         static const char *const keys[] = { "id", "owner", "properties", "data", NULL };
         if (!list)
@@ -451,20 +477,13 @@ static int import_disk_profiles(Store *s, const JsonValue *list, char **ret_erro
                         break;
                 data = json_object_get(e, "data");
                 if (data->type == JSON_STRING) {
-                        size_t len = strlen(data->text);
-                        if (len % 2 != 0)
-                                return import_error(ret_error, data, "disk profile \"data\": odd hex length");
-                        if (!(bytes = malloc(len / 2 + 1)))
-                                return -ENOMEM;
-                        for (size_t b = 0; b < len / 2; b++) {
-                                int hi = hex_value(data->text[2 * b]), lo = hex_value(data->text[2 * b + 1]);
-                                if (hi < 0 || lo < 0)
-                                        return import_error(ret_error, data,
-                                                            "disk profile \"data\": not lower-case hex");
-                                bytes[b] = (uint8_t) (hi << 4 | lo);
-                        }
+                        r = hex_decode(data->text, &bytes, &p.size);
+                        if (r == -EBADMSG)
+                                return import_error(ret_error, data,
+                                                    "disk profile \"data\": not an even number of lower-case hex digits");
+                        if (r < 0)
+                                return r;
                         p.data = bytes;
-                        p.size = len / 2;
                 } else if (data->type != JSON_NULL)
                         return import_error(ret_error, data, "disk profile \"data\" must be a hex string or null");
                 p.id = (char *) id;

@@ -41,12 +41,16 @@ int store_disk_profile_remove(Store *s, const char *id) {
         return r;
 }
 
+static void disk_profile_clear(StoreDiskProfile *p) {
+        free(p->id);
+        strv_free(p->properties);
+        free(p->data);
+        *p = (StoreDiskProfile) { 0 };
+}
+
 void store_disk_profiles_free(StoreDiskProfile *l, size_t n) {
-        for (size_t i = 0; l && i < n; i++) {
-                free(l[i].id);
-                strv_free(l[i].properties);
-                free(l[i].data);
-        }
+        for (size_t i = 0; l && i < n; i++)
+                disk_profile_clear(&l[i]);
         free(l);
 }
 
@@ -92,17 +96,14 @@ int store_disk_profile_list(Store *s, StoreDiskProfile **ret, size_t *ret_n) {
                 l = t;
                 l[n] = (StoreDiskProfile) { 0 };
                 int k = read_row(st, &l[n]);
+                if (k < 0)
+                        disk_profile_clear(&l[n]);
                 if (k == -ENOMEM) {
                         r = k;
-                        n++;
                         break;
                 }
                 if (k < 0) {
-                        /* A damaged row loses that profile, not the others. */
-                        free(l[n].id);
-                        strv_free(l[n].properties);
-                        free(l[n].data);
-                        skipped++;
+                        skipped++; /* a damaged row loses that profile, not the others */
                         continue;
                 }
                 n++;

@@ -466,6 +466,13 @@ static void test_both_orders(void) {
 
 /* ---- 4. warm start from the metadata cache ------------------------------------------- */
 
+/* Two a{ss} read with harness_get_dict(): the same entries, in any order. */
+static void assert_same_dict(char **got, char **want) {
+        assert_se(strv_length(got) == strv_length(want));
+        for (char **k = want; k && k[0] && k[1]; k += 2)
+                assert_streq(strempty(harness_dict_get(got, k[0])), k[1]);
+}
+
 /* Overwrites a file with junk behind the daemon's back, keeping size, mtime and inode, so
  * only a cache can still know what it held. Returns its stat. */
 static struct stat replace_keeping_identity(const char *file) {
@@ -511,9 +518,7 @@ static void test_warm_start_cache(void) {
         _cleanup_free_ char *title2 = harness_get_string(bus, srgb2, CM_PROFILE_IFACE, "Title");
         assert_streq(title2, title);
         _cleanup_strv_free_ char **md2 = harness_get_dict(bus, srgb2, CM_PROFILE_IFACE, "Metadata");
-        assert_se(strv_length(md2) == strv_length(md));
-        for (char **k = md; k && k[0] && k[1]; k += 2)
-                assert_streq(strempty(harness_dict_get(md2, k[0])), k[1]);
+        assert_same_dict(md2, md);
         sd_bus_flush_close_unref(bus);
         stop(h);
 
@@ -626,9 +631,7 @@ static void test_disk_profiles(void) {
         assert_streq(kind2, kind);
         assert_streq(cs2, cs);
         _cleanup_strv_free_ char **md2 = harness_get_dict(bus, prof2, CM_PROFILE_IFACE, "Metadata");
-        assert_se(strv_length(md2) == strv_length(md));
-        for (char **k = md; k && k[0] && k[1]; k += 2)
-                assert_streq(strempty(harness_dict_get(md2, k[0])), k[1]);
+        assert_same_dict(md2, md);
         _cleanup_free_ char *virt2 = profile_by_id(bus, "disk-virtual");
         assert_streq(virt2, virt);
         _cleanup_free_ char *vcs = harness_get_string(bus, virt2, CM_PROFILE_IFACE, "Colorspace");
