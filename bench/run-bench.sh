@@ -117,7 +117,7 @@ mkdir -p "$RESULTS"
         echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
         echo "host: $(uname -srm), $(nproc) CPUs, $(awk '/MemTotal/ {print $2 " kB"}' /proc/meminfo)"
         echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-        echo "tinct: $(git -C "$SRC" describe --always --dirty 2>/dev/null || echo unknown), build $BUILD"
+        echo "tinct: $(git -C "$SRC" describe --always --dirty 2>/dev/null || echo unknown), build ${BUILD#"$SRC"/}"
         if [ "$WITH_COLORD" = 1 ]; then
                 echo "colord: $(dpkg-query -W -f '${Version}' colord 2>/dev/null || echo unknown) ($COLORD)"
         fi

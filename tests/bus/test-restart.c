@@ -17,6 +17,8 @@
  *  - the one-time import of Debian colord's databases (tests/data/colord-db). */
 
 #include <dirent.h>
+#include <pwd.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 
 #include "bus-test.h"
@@ -800,12 +802,52 @@ static void test_corruption(void) {
 
 /* ---- 6. colord import ---------------------------------------------------------------- */
 
-#define COLORD_UID 104
+/* The fixtures hold per-user titles for the uid the colord user had on the machine that
+ * made them; that uid need not exist here (the bus refuses a connection from a uid without
+ * a passwd entry). So the test imports a copy in which that uid is rewritten to the uid of
+ * "nobody", looked up by name, and asks as that user. */
+static uid_t fixture_user_uid(void) {
+        const struct passwd *pw = getpwnam("nobody");
+        assert_se(pw);
+        return pw->pw_uid;
+}
+
+static const char *const colord_files[] = { "mapping.db", "storage.db" };
+
+static char *colord_fixture_for(const char *fixture_dir, uid_t uid) {
+        const char *tmp = getenv("TMPDIR");
+        char *dir = pf_asprintf("%s/tinct-colord-db-XXXXXX", isempty(tmp) ? "/tmp" : tmp);
+        assert_se(mkdtemp(dir));
+        for (size_t i = 0; i < ELEMENTSOF(colord_files); i++) {
+                _cleanup_free_ char *from = pf_asprintf("%s/%s", fixture_dir, colord_files[i]);
+                _cleanup_free_ char *to = pf_asprintf("%s/%s", dir, colord_files[i]);
+                pf_copy_in_place(from, to);
+        }
+        _cleanup_free_ char *storage = pf_asprintf("%s/storage.db", dir);
+        sqlite3 *db = NULL;
+        assert_se(sqlite3_open_v2(storage, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK);
+        _cleanup_free_ char *sql = pf_asprintf("UPDATE properties_pu SET uid = %u WHERE uid != 0", (unsigned) uid);
+        assert_se(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK);
+        assert_se(sqlite3_changes(db) == 2);
+        assert_se(sqlite3_close(db) == SQLITE_OK);
+        return dir;
+}
+
+static void colord_fixture_remove(char *dir) {
+        for (size_t i = 0; i < ELEMENTSOF(colord_files); i++) {
+                _cleanup_free_ char *f = pf_asprintf("%s/%s", dir, colord_files[i]);
+                (void) unlink(f);
+        }
+        assert_se(rmdir(dir) == 0);
+        free(dir);
+}
 
 static void test_colord_import(void) {
         const char *data = getenv("TINCT_TEST_DATA_DIR");
         assert_se(data);
-        _cleanup_free_ char *colord_dir = pf_asprintf("%s/colord-db", data);
+        _cleanup_free_ char *fixture_dir = pf_asprintf("%s/colord-db", data);
+        const uid_t user_uid = fixture_user_uid();
+        char *colord_dir = colord_fixture_for(fixture_dir, user_uid);
         _cleanup_free_ char *srgb_f = harness_corpus_file("colord-data--sRGB.icc");
         _cleanup_free_ char *adobe_f = harness_corpus_file("colord-data--AdobeRGB1998.icc");
         _cleanup_free_ char *bluish_f = harness_corpus_file("colord-data--Bluish.icc");
@@ -856,8 +898,8 @@ static void test_colord_import(void) {
         /* per-user titles */
         _cleanup_free_ char *t = harness_get_string(bus, srgb, CM_PROFILE_IFACE, "Title");
         assert_streq(t, "sRGB for root");
-        assert_title_as(h, COLORD_UID, srgb_id, NULL, "sRGB für colord");
-        assert_title_as(h, COLORD_UID, adobe_id, NULL, "Adobe (colord)");
+        assert_title_as(h, user_uid, srgb_id, NULL, "sRGB für colord");
+        assert_title_as(h, user_uid, adobe_id, NULL, "Adobe (colord)");
         _cleanup_free_ char *bt = harness_get_string(bus, bluish, CM_PROFILE_IFACE, "Title");
         assert_se(!isempty(bt));
 
@@ -879,6 +921,7 @@ static void test_colord_import(void) {
         assert_streq(t2, "sRGB for root");
         sd_bus_flush_close_unref(bus);
         finish(h);
+        colord_fixture_remove(colord_dir);
 }
 
 int main(void) {
