@@ -37,6 +37,8 @@ static const char *const suffix[_BUS_ERR_MAX] = {
         [BUS_ERR_ALREADY_LOCKED] = "AlreadyLocked",
         [BUS_ERR_NOT_LOCKED] = "NotLocked",
         [BUS_ERR_IN_USE] = "InUse",
+        [BUS_ERR_REQUIRED_POSITION_CALIBRATE] = "RequiredPositionCalibrate",
+        [BUS_ERR_REQUIRED_POSITION_SURFACE] = "RequiredPositionSurface",
 };
 
 /* Built once: every (domain, code) name as one string, so bus errors can point at it. */

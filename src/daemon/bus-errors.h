@@ -35,6 +35,8 @@ typedef enum BusErrorCode {
         BUS_ERR_ALREADY_LOCKED,        /* sensor */
         BUS_ERR_NOT_LOCKED,            /* sensor */
         BUS_ERR_IN_USE,                /* sensor */
+        BUS_ERR_REQUIRED_POSITION_CALIBRATE, /* sensor */
+        BUS_ERR_REQUIRED_POSITION_SURFACE,   /* sensor */
         _BUS_ERR_MAX,
 } BusErrorCode;
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bus-errors.h"
 #include "daemon-dbus.h"
 #include "device.h"
 #include "display.h"
@@ -17,6 +18,7 @@
 #include "profile-warnings.h"
 #include "profile.h"
 #include "sensor.h"
+#include "udev.h"
 
 uint64_t now_usec(void) {
         struct timespec ts;
@@ -148,6 +150,7 @@ Manager *manager_free(Manager *m) {
         hashmap_free(m->owner_suffixes);
         profile_watch_free(m->profile_watch);
         display_watch_free(m->display_watch);
+        udev_watch_free(m->udev_watch);
         hashmap_free(m->devices_by_path);
         chain_index_done(&m->devices_by_id);
         hashmap_free(m->profiles_by_path);
@@ -350,7 +353,25 @@ void manager_remove_device(Manager *m, Device *d) {
         manager_account_object(m, d->owner, -1);
         manager_emit_path_signal(m, "DeviceRemoved", d->path);
         display_device_removed(m, d);
+        udev_device_removed(m, d);
         device_free(d);
+}
+
+int manager_add_sensor(Manager *m, Sensor *s) {
+        int r = hashmap_put(m->sensors_by_path, s->path, s);
+        if (r < 0)
+                return r;
+        list_append(&m->sensors, &s->link);
+        manager_emit_path_signal(m, "SensorAdded", s->path);
+        return 0;
+}
+
+void manager_remove_sensor(Manager *m, Sensor *s) {
+        hashmap_remove_value(m->sensors_by_path, s->path, s);
+        list_unlink(&m->sensors, &s->link);
+        manager_emit_path_signal(m, "SensorRemoved", s->path);
+        sensor_abort(s, bus_error_name(DOMAIN_SENSOR, BUS_ERR_INTERNAL), "the sensor was unplugged");
+        sensor_free(s);
 }
 
 /* The index key is the profile's own copy: Metadata values may be replaced meanwhile. */

@@ -90,6 +90,7 @@ typedef struct Manager {
 
         struct ProfileWatch *profile_watch;
         struct DisplayWatch *display_watch; /* display.c; NULL with --no-udev */
+        struct UdevWatch *udev_watch;       /* udev.c: scanners, cameras, sensors; NULL with --no-udev */
 
         char *system_vendor;
         char *system_model;
@@ -132,6 +133,11 @@ void manager_remove_profile(Manager *m, Profile *p); /* detaches from devices, e
 int manager_profile_set_property(Manager *m, Profile *p, const char *key, const char *value,
                                  const char **ret_property);
 int manager_profile_set_filename(Manager *m, Profile *p, const char *filename);
+
+/* Sensors: into the list and map, SensorAdded; out again with SensorRemoved (frees; a
+ * reading in progress gets an error). */
+int manager_add_sensor(Manager *m, Sensor *s);
+void manager_remove_sensor(Manager *m, Sensor *s);
 
 /* Client left the bus: drop its temp objects, inhibitors and sensor locks. */
 void manager_client_vanished(Manager *m, const char *name);

@@ -1,5 +1,6 @@
-/* Sensor objects on the bus (spec §6.1, §6.2). The dummy sensor's GetSample answers after
- * two seconds from a timer, without blocking other clients. Unlike colord (§16.26), only
+/* Sensor objects on the bus (docs/colord-behaviour.md, "Sensors"). The dummy sensor's
+ * GetSample answers after two seconds from a timer, a udev sensor's when spotread has read
+ * the instrument; neither blocks other clients. Unlike colord (docs/compatibility.md), only
  * the client holding the lock may take readings or set options. */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "log.h"
 #include "polkit.h"
 #include "sensor.h"
+#include "sensor-argyll.h"
 
 #define ACTION_LOCK "org.freedesktop.color-manager.sensor-lock"
 #define SAMPLE_DELAY_USEC (2 * 1000000ULL)
@@ -70,6 +72,8 @@ static int unlock_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_
         int r = check_holder(s, msg, error);
         if (r < 0)
                 return r;
+        /* A reading still in progress ends with the lock; spotread goes too. */
+        sensor_abort(s, bus_error_name(DOMAIN_SENSOR, BUS_ERR_INTERNAL), "the sensor was unlocked");
         s->locked = false;
         s->lock_holder = mfree(s->lock_holder);
         sensor_emit_properties(s, "Locked", NULL);
@@ -83,7 +87,6 @@ static int method_unlock(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         return polkit_authorize(s->manager, msg, ACTION_LOCK, DOMAIN_SENSOR, unlock_authorized, error);
 }
 
-static const char *const capabilities[] = { "lcd", "crt", "printer", "spot", "projector", "ambient", NULL };
 static const char *const all_caps[] = {
         "unknown", "lcd", "crt", "printer", "spot", "projector", "ambient", "calibration", "led", "plasma",
         "lcd-ccfl", "lcd-rgb-led", "lcd-white-led", "wide-gamut-lcd-ccfl", "wide-gamut-lcd-rgb-led",
@@ -94,24 +97,24 @@ static bool is_known_cap(const char *cap) {
         return strv_contains((char **) all_caps, cap) && !streq(cap, "unknown");
 }
 
-static int on_sample_ready(sd_event_source *source, uint64_t usec, void *userdata) {
+static int on_dummy_sample_ready(sd_event_source *source, uint64_t usec, void *userdata) {
         Sensor *s = userdata;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = TAKE_PTR(s->pending);
-        _cleanup_free_ char *cap = TAKE_PTR(s->pending_cap);
         double xyz[3];
 
-        s->timer = sd_event_source_disable_unref(s->timer);
-        if (streq(cap, "ambient")) {
+        if (streq(s->pending_cap, "ambient")) {
                 xyz[0] = 7.7;
                 xyz[1] = xyz[2] = -1;
         } else {
                 sensor_srgb_to_xyz_d50(s->sample, xyz);
                 (void) sd_bus_emit_signal(s->manager->bus, s->path, SENSOR_IFACE, "ButtonPressed", "");
         }
-        s->state = "idle";
-        sensor_emit_properties(s, "State", NULL);
-        (void) sd_bus_reply_method_return(msg, "ddd", xyz[0], xyz[1], xyz[2]);
+        sensor_reply_sample(s, xyz);
         return 0;
+}
+
+static int no_driver(Sensor *s, sd_bus_error *error) {
+        return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_NO_SUPPORT,
+                             "no driver for the %s sensor: install Debian's argyll package (ArgyllCMS spotread)", s->kind);
 }
 
 static int method_get_sample(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -129,13 +132,22 @@ static int method_get_sample(sd_bus_message *msg, void *userdata, sd_bus_error *
         if (streq(cap, "spectral"))
                 return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_INTERNAL, "cap 'spectral' needs GetSpectrum");
 
-        r = sd_event_add_time_relative(s->manager->event, &s->timer, CLOCK_MONOTONIC, SAMPLE_DELAY_USEC, 0,
-                                       on_sample_ready, s);
-        if (r < 0)
-                return r;
-        s->pending = sd_bus_message_ref(msg);
+        if (s->driver == SENSOR_DRIVER_ARGYLL && !sensor_argyll_available())
+                return no_driver(s, error);
+
         if (!(s->pending_cap = strdup(cap)))
                 return -ENOMEM;
+        s->pending = sd_bus_message_ref(msg);
+        if (s->driver == SENSOR_DRIVER_DUMMY)
+                r = sd_event_add_time_relative(s->manager->event, &s->timer, CLOCK_MONOTONIC, SAMPLE_DELAY_USEC, 0,
+                                               on_dummy_sample_ready, s);
+        else
+                r = sensor_argyll_sample(s);
+        if (r < 0) {
+                s->pending = sd_bus_message_unref(s->pending);
+                s->pending_cap = mfree(s->pending_cap);
+                return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_INTERNAL, "cannot start the reading: %s", strerror(-r));
+        }
         s->state = "measuring";
         sensor_emit_properties(s, "State", NULL);
         return 1;
@@ -153,7 +165,8 @@ static int method_get_spectrum(sd_bus_message *msg, void *userdata, sd_bus_error
                 return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_IN_USE, "sensor not idle: %s", s->state);
         if (!streq(cap, "spectral") && !streq(cap, "calibration-dark") && !streq(cap, "calibration-irradiance"))
                 return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_INTERNAL, "cap '%s' is not a spectral capability", cap);
-        return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_NO_SUPPORT, "the dummy sensor has no spectral mode");
+        return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_NO_SUPPORT, "the %s driver has no spectral mode",
+                             s->driver == SENSOR_DRIVER_DUMMY ? "dummy" : "argyll");
 }
 
 static int method_set_options(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -164,6 +177,8 @@ static int method_set_options(sd_bus_message *msg, void *userdata, sd_bus_error 
                 return r;
         if (!streq(s->state, "idle"))
                 return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_IN_USE, "sensor not idle: %s", s->state);
+        if (s->driver != SENSOR_DRIVER_DUMMY)
+                return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_NO_SUPPORT, "the argyll driver takes no options");
         r = sd_bus_message_enter_container(msg, 'a', "{sv}");
         if (r < 0)
                 return r;
@@ -217,7 +232,7 @@ static int prop_bool(sd_bus *bus, const char *path, const char *interface, const
 
 static int prop_caps(sd_bus *bus, const char *path, const char *interface, const char *property,
                      sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        return sd_bus_message_append_strv(reply, (char **) capabilities);
+        return sd_bus_message_append_strv(reply, ((Sensor *) userdata)->caps);
 }
 
 static int prop_options(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -227,8 +242,12 @@ static int prop_options(sd_bus *bus, const char *path, const char *interface, co
 
 static int prop_metadata(sd_bus *bus, const char *path, const char *interface, const char *property,
                          sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        /* a{ss}, as introspected; colord sends an empty a{sv} here (spec §16.9). */
-        return sd_bus_message_append(reply, "a{ss}", 0);
+        /* a{ss}, as introspected; colord sends an empty a{sv} here (docs/compatibility.md). */
+        Sensor *s = userdata;
+        int r = sd_bus_message_open_container(reply, 'a', "{ss}");
+        for (size_t i = 0; r >= 0 && s->metadata && s->metadata[i] && s->metadata[i + 1]; i += 2)
+                r = sd_bus_message_append(reply, "{ss}", s->metadata[i], s->metadata[i + 1]);
+        return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
 #define EMITS SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE

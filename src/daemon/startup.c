@@ -15,6 +15,7 @@
 #include "profile-scan.h"
 #include "profile.h"
 #include "sensor.h"
+#include "udev.h"
 
 static char *read_dmi(Manager *m, const char *name) {
         char path[4096], buf[256];
@@ -132,17 +133,17 @@ int manager_startup(Manager *m) {
         profile_scan_all(m);
         restore_disk_devices(m);
         (void) display_discovery_start(m); /* after disk devices: a stored id wins its path */
+        (void) udev_discovery_start(m);
+        /* After the coldplug, as colord: a plugged-in sensor gets its id first. */
         if (m->config.create_dummy_sensor) {
                 Sensor *s;
                 int r = sensor_new_dummy(m, &s);
                 if (r < 0)
                         return log_error_errno(r, "Failed to create the dummy sensor: %m");
-                if ((r = hashmap_put(m->sensors_by_path, s->path, s)) < 0) {
+                if ((r = manager_add_sensor(m, s)) < 0) {
                         sensor_free(s);
                         return log_oom();
                 }
-                list_append(&m->sensors, &s->link);
-                manager_emit_path_signal(m, "SensorAdded", s->path);
         }
         return 0;
 }

@@ -1,0 +1,18 @@
+/* udev discovery: USB scanners, gphoto2 cameras (Devices) and colorimeters (Sensors) found
+ * at start and followed as they come and go (docs/colord-behaviour.md, "Devices found
+ * through udev"). What qualifies is udev-match.c's, where it is read from udev-source.c's.
+ * On the real system an sd-device monitor on usb and video4linux follows hotplug; in a fake
+ * tree (--sysfs-root) inotify on ROOT/run/udev/data does: a database file that appears is
+ * an add, one that goes a remove. --no-udev turns it off. */
+#pragma once
+
+#include "manager.h"
+
+typedef struct UdevWatch UdevWatch;
+
+/* Coldplug and watch; a failure to watch is logged and leaves the coldplug in place. */
+int udev_discovery_start(Manager *m);
+UdevWatch *udev_watch_free(UdevWatch *w);
+
+/* Called by manager_remove_device() before a device is freed (DeleteDevice on ours). */
+void udev_device_removed(Manager *m, Device *d);
