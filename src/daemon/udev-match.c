@@ -1,5 +1,5 @@
 /* Which udev devices are ours and what they are called (see udev-match.h). The rules are
- * colord's (colord §9.1 scanners and cameras, §9.3 sensors), with the differences listed in
+ * colord's (docs/colord-behaviour.md, "Devices found through udev"), with the differences listed in
  * docs/compatibility.md. */
 #include "udev-match.h"
 
@@ -11,7 +11,7 @@
 #include "macro.h"
 #include "strv.h"
 
-/* colord §14.2, enum order; "unknown" is not a kind a sensor can have. */
+/* colord's sensor kinds (libcolord's string table), enum order; "unknown" is not a kind a sensor can have. */
 static const char *const sensor_kinds[] = {
         "dummy", "huey", "color-munki-photo", "spyder", "dtp20", "dtp22", "dtp41", "dtp51", "dtp94",
         "spectro-scan", "i1-pro", "colorimtre-hcfr", "i1-display3", "colorhug", "spyder2", "spyder3",
@@ -19,7 +19,7 @@ static const char *const sensor_kinds[] = {
         "color-munki-smile", "colorhug2", "spyder5", "spark", "spyderX", NULL,
 };
 
-/* colord §14.2, enum order without "unknown". */
+/* colord's sensor capabilities, enum order without "unknown". */
 static const char *const sensor_caps[] = {
         "lcd", "crt", "printer", "spot", "projector", "ambient", "calibration", "led", "plasma",
         "lcd-ccfl", "lcd-rgb-led", "lcd-white-led", "wide-gamut-lcd-ccfl", "wide-gamut-lcd-rgb-led",
@@ -110,7 +110,7 @@ char **udev_sensor_caps_parse(const char *value) {
         return caps;
 }
 
-/* Vendor and model of a sensor (colord §9.3): the hwdb names only when both exist. */
+/* Vendor and model of a sensor (docs/colord-behaviour.md): the hwdb names only when both exist. */
 static int sensor_names(const UdevInfo *i, UdevMatch *m) {
         const char *vdb = udev_info_property(i, "ID_VENDOR_FROM_DATABASE");
         const char *mdb = udev_info_property(i, "ID_MODEL_FROM_DATABASE");
@@ -155,7 +155,7 @@ static int match_sensor(const UdevInfo *i, UdevMatch *m) {
         return 0;
 }
 
-/* sysfs[-ID_VENDOR][-ID_MODEL], raw (colord §9.4), or sysfs-<device node>. */
+/* sysfs[-ID_VENDOR][-ID_MODEL], raw (docs/colord-behaviour.md), or sysfs-<device node>. */
 static char *device_id(const UdevInfo *i) {
         const char *vendor = udev_info_property(i, "ID_VENDOR"), *model = udev_info_property(i, "ID_MODEL");
         char *id = NULL;
@@ -174,7 +174,7 @@ static int match_device(const UdevInfo *i, const char *kind, UdevMatch *m) {
             !(m->seat = strdup(udev_info_property(i, "ID_SEAT") ?: "seat0")) ||
             (vendor && !(m->vendor = udev_clean_name(vendor))) || (model && !(m->model = udev_clean_name(model))))
                 return -ENOMEM;
-        /* Only cameras say whether they are built in (colord §9.1). */
+        /* Only cameras say whether they are built in. */
         m->embedded = streq(kind, "camera") && streq_ptr(i->removable, "fixed");
         m->type = UDEV_MATCH_DEVICE;
         return 0;

@@ -45,9 +45,9 @@ typedef struct UdevMatch {
 int udev_match(const UdevInfo *i, UdevMatch *ret);
 void udev_match_done(UdevMatch *m);
 
-/* "_", CR and LF become spaces, trailing blanks go (colord §9.1). */
+/* "_", CR and LF become spaces, trailing blanks go. */
 char *udev_clean_name(const char *s);
-/* A sensor kind colord knows (colord §14.2), other than "unknown". */
+/* A sensor kind colord knows (libcolord's string table), other than "unknown". */
 bool udev_sensor_kind_valid(const char *kind);
 /* The capabilities of a space-separated COLORD_SENSOR_CAPS value, known ones only, each
  * once, in enum order. NULL on -ENOMEM only (an empty list is a strv with no entry). */
