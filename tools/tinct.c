@@ -31,6 +31,7 @@ static const Verb verbs[] = {
         { "get-standard-space", "SPACE", "Show the profile of a standard space", verb_get_standard_space },
         { "create-device", "ID SCOPE KIND", "Create a device", verb_create_device },
         { "create-profile", "ID SCOPE", "Create a profile without a file", verb_create_profile },
+        { "create-virtual-device", "PROFILE [KIND]", "Soft-proofing device for a profile, kept on disk", verb_create_virtual_device },
         { "delete-device", "DEVICE", "Delete a device", verb_delete_device },
         { "delete-profile", "PROFILE", "Delete a profile", verb_delete_profile },
         { "profile-set-property", "PROFILE KEY VALUE", "Set a profile property", verb_profile_set_property },
@@ -48,9 +49,17 @@ static const Verb verbs[] = {
 };
 
 static void usage(FILE *f) {
+        size_t n = sizeof verbs / sizeof verbs[0];
+        int width = 0; /* verb and arguments in one aligned column */
+        for (size_t i = 0; i < n; i++) {
+                int w = (int) (strlen(verbs[i].name) + 1 + strlen(verbs[i].args));
+                if (w > width)
+                        width = w;
+        }
         fprintf(f, "Usage: tinct VERB [ARGS...]\n\nVerbs:\n");
-        for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
-                fprintf(f, "  %-14s %-28s %s\n", verbs[i].name, verbs[i].args, verbs[i].help);
+        for (size_t i = 0; i < n; i++)
+                fprintf(f, "  %s %-*s  %s\n", verbs[i].name, width - (int) strlen(verbs[i].name) - 1,
+                        verbs[i].args, verbs[i].help);
 }
 
 int main(int argc, char **argv) {

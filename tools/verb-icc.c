@@ -12,49 +12,9 @@
 #include "icc-info.h"
 #include "json.h"
 #include "macro.h"
+#include "read-file.h"
 #include "strv.h"
 #include "verbs.h"
-
-/* Bigger than any real profile (the largest in the corpus is about 1 MB). */
-#define ICC_INFO_MAX_FILE (64u * 1024u * 1024u)
-
-static int read_file(const char *path, uint8_t **ret, size_t *ret_size) {
-        _cleanup_free_ uint8_t *buf = NULL;
-        size_t size = 0, allocated = 0;
-        FILE *f = fopen(path, "re");
-
-        if (!f)
-                return -errno;
-        for (;;) {
-                if (size == allocated) {
-                        size_t n = allocated ? allocated * 2 : 64 * 1024;
-                        if (n > ICC_INFO_MAX_FILE + 1)
-                                n = ICC_INFO_MAX_FILE + 1;
-                        if (n <= allocated) {
-                                fclose(f);
-                                return -EFBIG;
-                        }
-                        uint8_t *t = realloc(buf, n);
-                        if (!t) {
-                                fclose(f);
-                                return -ENOMEM;
-                        }
-                        buf = t;
-                        allocated = n;
-                }
-                size_t k = fread(buf + size, 1, allocated - size, f);
-                size += k;
-                if (k == 0)
-                        break;
-        }
-        bool failed = ferror(f);
-        fclose(f);
-        if (failed)
-                return -EIO;
-        *ret = TAKE_PTR(buf);
-        *ret_size = size;
-        return 0;
-}
 
 static int print_json(FILE *f, const char *path, const IccInfo *info, int r, const char *error) {
         JsonWriter w;
@@ -71,6 +31,8 @@ static int print_json(FILE *f, const char *path, const IccInfo *info, int r, con
                 json_write_member_text(&w, "description", info->description);
                 json_write_member_text(&w, "title", info->title);
                 json_write_member_text(&w, "copyright", info->copyright);
+                json_write_member_text(&w, "manufacturer", info->manufacturer);
+                json_write_member_text(&w, "model", info->model);
                 json_write_member_text(&w, "kind", info->kind);
                 json_write_member_text(&w, "colorspace", info->colorspace);
                 json_write_key(&w, "has_vcgt");
@@ -99,6 +61,10 @@ static void print_text(FILE *f, const IccInfo *info) {
         fprintf(f, "Description:  %s\n", strempty(info->description));
         fprintf(f, "Title:        %s\n", strempty(info->title));
         fprintf(f, "Copyright:    %s\n", strempty(info->copyright));
+        if (info->manufacturer)
+                fprintf(f, "Manufacturer: %s\n", info->manufacturer);
+        if (info->model)
+                fprintf(f, "Model:        %s\n", info->model);
         fprintf(f, "Kind:         %s\n", info->kind);
         fprintf(f, "Colorspace:   %s\n", info->colorspace);
         fprintf(f, "HasVcgt:      %s\n", info->has_vcgt ? "yes" : "no");
@@ -144,7 +110,7 @@ int verb_icc_info(int argc, char **argv) {
 
         _cleanup_free_ uint8_t *data = NULL;
         size_t size = 0;
-        int r = read_file(path, &data, &size);
+        int r = read_whole_file(path, &data, &size);
         if (r < 0) {
                 fprintf(stderr, "tinct: cannot read %s: %s\n", path, strerror(-r));
                 return 1;

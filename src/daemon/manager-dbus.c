@@ -303,6 +303,9 @@ static int store_disk_device(Manager *m, Device *d, const StrMap *props, bool is
                 return r;
         if (is_new)
                 r = store_device_add(m->store, d->id);
+        /* The creator is stored too, so a user's device comes back as theirs (startup.c). */
+        if (is_new && r >= 0 && d->owner != 0)
+                r = store_device_set_owner(m->store, d->id, d->owner);
         /* Enabled has its own table (SetEnabled); as a property it is only metadata. */
         for (size_t i = 0; r >= 0 && i < props->n; i++)
                 if (!streq(props->entries[i].key, "Enabled"))

@@ -94,7 +94,10 @@ static void restore_disk_profiles(Manager *m) {
         store_disk_profiles_free(l, n);
 }
 
-/* Disk devices come back as virtual, owner 0, with Kind and properties as stored. */
+/* Disk devices come back as virtual, with Kind and properties as stored, and with the
+ * owner that created them. colord makes every one root's (spec §3.4); then a user's device
+ * would change its path and, since only owners may delete (compatibility.md row 18), could
+ * no longer be deleted by that user. Devices stored before schema 4 are root's. */
 static void restore_disk_devices(Manager *m) {
         _cleanup_strv_free_ char **ids = NULL;
         int r = store_device_list(m->store, &ids);
@@ -105,7 +108,9 @@ static void restore_disk_devices(Manager *m) {
         STRV_FOREACH(id, ids) {
                 _cleanup_strv_free_ char **props = NULL;
                 _cleanup_(device_freep) Device *d = NULL;
-                if (device_new(m, *id, 0, SCOPE_DISK, &d) < 0 ||
+                uid_t owner = 0;
+                (void) store_device_get_owner(m->store, *id, &owner);
+                if (device_new(m, *id, owner, SCOPE_DISK, &d) < 0 ||
                     store_device_get_properties(m->store, *id, &props) < 0)
                         continue;
                 /* Kind first: the model clean-up depends on it. */

@@ -710,6 +710,8 @@ IccInfo *icc_info_free(IccInfo *info) {
         free(info->description);
         free(info->title);
         free(info->copyright);
+        free(info->manufacturer);
+        free(info->model);
         strv_free(info->metadata);
         strv_free(info->warnings);
         free(info);
@@ -722,6 +724,8 @@ static int parse_opened(Lcms *l, const IccView *v, const uint8_t *buf, size_t si
                 cmsSigProfileDescriptionMLTag, cmsSigProfileDescriptionTag, 0
         };
         static const cmsTagSignature copyright_sigs[] = { cmsSigCopyrightTag, 0 };
+        static const cmsTagSignature manufacturer_sigs[] = { cmsSigDeviceMfgDescTag, 0 };
+        static const cmsTagSignature model_sigs[] = { cmsSigDeviceModelDescTag, 0 };
         int r;
 
         _cleanup_(icc_info_freep) IccInfo *info = calloc(1, sizeof(IccInfo));
@@ -737,6 +741,13 @@ static int parse_opened(Lcms *l, const IccView *v, const uint8_t *buf, size_t si
         if (!info->title)
                 return -ENOMEM;
         r = read_text(l->profile, copyright_sigs, &info->copyright);
+        if (r < 0)
+                return r;
+        /* not exposed by colord; tinct create-virtual-device names its device after them */
+        r = read_text(l->profile, manufacturer_sigs, &info->manufacturer);
+        if (r < 0)
+                return r;
+        r = read_text(l->profile, model_sigs, &info->model);
         if (r < 0)
                 return r;
 

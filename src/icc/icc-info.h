@@ -12,6 +12,8 @@ typedef struct IccInfo {
         char *description;      /* raw description (dscm, else desc; en_US/default), or NULL */
         char *title;            /* description cleaned up as colord does; NULL if none */
         char *copyright;        /* NULL if none */
+        char *manufacturer;     /* device manufacturer description ('dmnd'), or NULL */
+        char *model;            /* device model description ('dmdd'), or NULL */
         const char *kind;       /* "display-device", ... (static string, spec §4.4) */
         const char *colorspace; /* "rgb", ... (static string) */
         bool has_vcgt;

@@ -102,6 +102,8 @@ static void test_ibm_t61(void) {
         assert_streq(info->description, "Huey, LENOVO - 6464Y1H - 15\" (2009-12-23)");
         assert_streq(info->title, "Huey, LENOVO - 6464Y1H - 15\" (2009-12-23)");
         assert_streq(info->copyright, "Copyright (c) 2009 Richard Hughes");
+        assert_streq(info->manufacturer, "IBM France"); /* dmnd, dmdd */
+        assert_streq(info->model, "ThinkPad T61");
         assert_streq(info->kind, "display-device");
         assert_streq(info->colorspace, "rgb");
         assert_se(info->has_vcgt);
@@ -160,6 +162,7 @@ static void test_kinds_and_dates(void) {
         assert_streq(b->colorspace, "cmyk");
         _cleanup_(icc_info_freep) IccInfo *c = parse_ok("icc-profiles-free--Gray.icc");
         assert_streq(c->colorspace, "gray");
+        assert_se(!c->manufacturer && !c->model);
         /* all-zero header date: GLib refuses it, colord reports 0 */
         _cleanup_(icc_info_freep) IccInfo *d = parse_ok("libgs-common--a98.icc");
         assert_se(d->created == 0);

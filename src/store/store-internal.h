@@ -34,6 +34,8 @@ typedef enum StoreStatement {
         STMT_DEVICE_PROPERTY_DELETE,
         STMT_DEVICE_LIST,
         STMT_DEVICE_PROPERTIES,
+        STMT_DEVICE_SET_OWNER,
+        STMT_DEVICE_GET_OWNER,
 
         STMT_ENABLED_SET,
         STMT_ENABLED_INSERT_IF_MISSING,
@@ -82,7 +84,7 @@ struct Store {
 };
 
 /* Schema version this build writes; store_open() migrates older files up to it. */
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 /* Opens like store_open_full() but migrates only up to max_version (tests use it to make
  * files of an older schema). */

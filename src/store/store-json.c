@@ -5,7 +5,8 @@
  * are byte-identical:
  *   { "format": "tinct-store", "version": 1,
  *     "info":     { key: value, ... }                         (by key)
- *     "devices":  [ { "id": ..., "properties": { k: v } } ]   (insertion order, keys as set)
+ *     "devices":  [ { "id": ..., "properties": { k: v }, "owner": n } ]  (insertion order, keys
+ *                 as set; "owner" only when not 0, i.e. created by a user)
  *     "enabled":  [ { "device": ..., "enabled": bool } ]      (by device)
  *     "mappings": [ { "device": ..., "profile": ..., "timestamp": µs } ]  (by device, profile)
  *     "titles":   [ { "profile": ..., "uid": n, "title": ... } ]          (by profile, uid)
@@ -68,6 +69,14 @@ static int export_devices(Store *s, JsonWriter *w) {
                 json_write_string(w, *id);
                 json_write_key(w, "properties");
                 write_pairs(w, props);
+                uid_t owner = 0;
+                r = store_device_get_owner(s, *id, &owner);
+                if (r < 0)
+                        return r;
+                if (owner != 0) { /* only then: a root-owned device exports as before */
+                        json_write_key(w, "owner");
+                        json_write_int64(w, owner);
+                }
                 json_write_end_object(w);
         }
         json_write_end_array(w);
@@ -304,17 +313,22 @@ static int import_info(Store *s, const JsonValue *info, char **ret_error) {
 }
 
 static int import_devices(Store *s, const JsonValue *devices, char **ret_error) {
-        static const char *const keys[] = { "id", "properties", NULL };
+        static const char *const keys[] = { "id", "properties", NULL }, *const optional[] = { "owner", NULL };
         int r = expect_type(devices, JSON_ARRAY, "\"devices\"", ret_error);
         for (size_t i = 0; r >= 0 && i < devices->n; i++) {
                 const JsonValue *d = devices->items[i];
                 const char *id;
-                r = expect_keys(d, "a device", keys, NULL, ret_error);
+                int64_t owner = 0;
+                r = expect_keys(d, "a device", keys, optional, ret_error);
                 if (r >= 0)
                         r = get_string(d, "id", "device", &id, ret_error);
+                if (r >= 0 && json_object_get(d, "owner"))
+                        r = get_integer(d, "owner", "device", 0, UINT32_MAX - 1, &owner, ret_error);
                 if (r < 0)
                         break;
                 r = store_device_add(s, id);
+                if (r >= 0 && owner != 0)
+                        r = store_device_set_owner(s, id, (uid_t) owner);
                 if (r == -EEXIST)
                         return import_error(ret_error, d, "duplicate device \"%s\"", id);
                 if (r == -E2BIG)

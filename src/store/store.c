@@ -53,6 +53,8 @@ static const char *const statement_sql[_STMT_MAX] = {
         [STMT_DEVICE_LIST] = "SELECT device_id FROM devices ORDER BY seq",
         /* An upsert keeps the rowid, so rowid order is the order keys were first set. */
         [STMT_DEVICE_PROPERTIES] = "SELECT key, value FROM device_properties WHERE device_id = ?1 ORDER BY rowid",
+        [STMT_DEVICE_SET_OWNER] = "UPDATE devices SET owner = ?2 WHERE device_id = ?1",
+        [STMT_DEVICE_GET_OWNER] = "SELECT owner FROM devices WHERE device_id = ?1",
 
         [STMT_ENABLED_SET] =
                 "INSERT INTO device_enabled (device_id, enabled) VALUES (?1, ?2) "
@@ -182,6 +184,12 @@ static const char *const migrations[] = {
         "        data BLOB"
         ") STRICT;"
         "PRAGMA user_version = 3;",
+
+        /* 3 → 4: the uid that created a disk device, so it comes back with the same owner
+         * and path (colord restores every one as root's, which under tinct's ownership
+         * rule would lock a user out of their own device). Older rows: root's. */
+        "ALTER TABLE devices ADD COLUMN owner INTEGER NOT NULL DEFAULT 0;"
+        "PRAGMA user_version = 4;",
 };
 _Static_assert(ELEMENTSOF(migrations) == STORE_SCHEMA_VERSION, "one migration per schema version");
 
@@ -1276,6 +1284,43 @@ int store_device_get_enabled(Store *s, const char *device_id, bool *ret) {
                 return -ENOENT;
         if (ret)
                 *ret = sqlite3_column_int(st, 0) != 0;
+        return 0;
+}
+
+int store_device_set_owner(Store *s, const char *device_id, uid_t owner) {
+        if (!device_id)
+                return -EINVAL;
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, STMT_DEVICE_SET_OWNER, &st);
+        if (r >= 0)
+                r = store_bind_text(st, 1, device_id);
+        if (r >= 0)
+                r = store_errno(sqlite3_bind_int64(st, 2, (int64_t) owner));
+        if (r >= 0)
+                r = store_step_done(s, st);
+        if (r >= 0 && sqlite3_changes(s->db) == 0)
+                r = -ENOENT;
+        return r;
+}
+
+int store_device_get_owner(Store *s, const char *device_id, uid_t *ret) {
+        if (!device_id)
+                return -EINVAL;
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, STMT_DEVICE_GET_OWNER, &st);
+        if (r >= 0)
+                r = store_bind_text(st, 1, device_id);
+        if (r >= 0)
+                r = store_step_row(s, st);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return -ENOENT;
+        int64_t v = sqlite3_column_int64(st, 0);
+        if (v < 0 || v > UINT32_MAX)
+                return -EBADMSG;
+        if (ret)
+                *ret = (uid_t) v;
         return 0;
 }
 

@@ -77,6 +77,9 @@ int store_device_remove(Store *s, const char *device_id);
 /* Insert or replace; value NULL removes the key. -ENOENT if the device is not stored. */
 int store_device_set_property(Store *s, const char *device_id, const char *key, const char *value);
 int store_device_list(Store *s, char ***ret_ids);                    /* in insertion order */
+/* The uid that created the device (0 unless set; colord keeps none). -ENOENT if not stored. */
+int store_device_set_owner(Store *s, const char *device_id, uid_t owner);
+int store_device_get_owner(Store *s, const char *device_id, uid_t *ret);
 /* k,v,...,NULL in the order keys were first set; -ENOENT if the device is not stored. */
 int store_device_get_properties(Store *s, const char *device_id, char ***ret_pairs);
 

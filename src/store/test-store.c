@@ -68,6 +68,7 @@ static void populate(Store *s) {
         assert_se(store_device_set_property(s, "dev-z", "Kind", "printer") == 0);
         assert_se(store_device_set_property(s, "dev-z", "Model", "Z \"quoted\" \\ ü 😀") == 0);
         assert_se(store_device_set_property(s, "dev-a", "Vendor", "Vendor\nwith\tcontrol\x01") == 0);
+        assert_se(store_device_set_owner(s, "dev-a", 1000) == 0);
         assert_se(store_device_set_enabled(s, "dev-a", false) == 0);
         assert_se(store_device_set_enabled(s, "temp-dev", true) == 0);
         assert_se(store_profile_title_set(s, "icc-1", 0, "Root's") == 0);
@@ -103,6 +104,9 @@ static void check_populated(Store *s) {
         store_mappings_free(m, n);
 
         _cleanup_strv_free_ char **ids = NULL;
+        uid_t owner = 7;
+        assert_se(store_device_get_owner(s, "dev-a", &owner) == 0 && owner == 1000);
+        assert_se(store_device_get_owner(s, "dev-z", &owner) == 0 && owner == 0);
         assert_se(store_device_list(s, &ids) == 0);
         assert_se(strv_length(ids) >= 2);
         assert_streq(ids[0], "dev-z");
@@ -195,6 +199,13 @@ static void test_basics(void) {
         props = strv_free(props);
         assert_se(store_device_get_properties(s, "nope", &props) == -ENOENT);
 
+        uid_t owner = 9;
+        assert_se(store_device_get_owner(s, "a", &owner) == 0 && owner == 0); /* root's unless set */
+        assert_se(store_device_set_owner(s, "a", 65534) == 0);
+        assert_se(store_device_get_owner(s, "a", &owner) == 0 && owner == 65534);
+        assert_se(store_device_set_owner(s, "nope", 1) == -ENOENT);
+        assert_se(store_device_get_owner(s, "nope", &owner) == -ENOENT);
+
         bool e = true;
         assert_se(store_device_get_enabled(s, "a", &e) == -ENOENT);
         assert_se(store_device_set_enabled(s, "a", false) == 0);
@@ -209,6 +220,7 @@ static void test_basics(void) {
         /* Re-adding gives a new place at the end, with no old properties. */
         assert_se(store_device_add(s, "a") == 0);
         assert_se(store_device_get_properties(s, "a", &props) == 0 && !props[0]);
+        assert_se(store_device_get_owner(s, "a", &owner) == 0 && owner == 0);
         props = strv_free(props);
         _cleanup_strv_free_ char **ids = NULL;
         assert_se(store_device_list(s, &ids) == 0);
@@ -305,6 +317,8 @@ static void test_migration_from_v1(void) {
         StoreDiskProfile *dp = NULL;
         assert_se(store_disk_profile_list(s, &dp, &n) == 0 && n == 0); /* and the v3 one */
         store_disk_profiles_free(dp, n);
+        uid_t owner = 5;
+        assert_se(store_device_get_owner(s, "dev", &owner) == 0 && owner == 0); /* v4: root's */
         s = store_free(s);
 
         /* The backup made before migrating is still at version 1. */
@@ -953,6 +967,8 @@ static void test_json_roundtrip(void) {
                 "{\"format\": \"tinct-store\", \"version\": 1, \"info\": {}, \"devices\": [], \"enabled\": [], \"mappings\": [], \"titles\": [], \"x\": 1}",
                 "{\"format\": \"tinct-store\", \"version\": 1, \"info\": {}, \"devices\": [{\"id\": \"a\", \"properties\": {}}, {\"id\": \"a\", \"properties\": {}}], \"enabled\": [], \"mappings\": [], \"titles\": []}",
                 "{\"format\": \"tinct-store\", \"version\": 1, \"info\": {}, \"devices\": [{\"id\": \"a\", \"properties\": {\"Enabled\": \"False\"}}], \"enabled\": [], \"mappings\": [], \"titles\": []}",
+                "{\"format\": \"tinct-store\", \"version\": 1, \"info\": {}, \"devices\": [{\"id\": \"a\", \"properties\": {}, \"owner\": -1}], \"enabled\": [], \"mappings\": [], \"titles\": []}",
+                "{\"format\": \"tinct-store\", \"version\": 1, \"info\": {}, \"devices\": [{\"id\": \"a\", \"properties\": {}, \"owner\": \"1000\"}], \"enabled\": [], \"mappings\": [], \"titles\": []}",
                 "{\"format\": \"tinct-store\", \"version\": 1, \"info\": {}, \"devices\": [], \"enabled\": [], \"mappings\": [{\"device\": \"d\", \"profile\": \"p\", \"timestamp\": -1}], \"titles\": []}",
                 "{\"format\": \"tinct-store\", \"version\": 1, \"info\": {}, \"devices\": [], \"enabled\": [], \"mappings\": [{\"device\": \"d\", \"profile\": \"p\", \"timestamp\": 1.5}], \"titles\": []}",
                 "{\"format\": \"tinct-store\", \"version\": 1, \"info\": {}, \"devices\": [], \"enabled\": [], \"mappings\": [{\"device\": \"d\", \"profile\": \"p\", \"timestamp\": 1}, {\"device\": \"d\", \"profile\": \"p\", \"timestamp\": 2}], \"titles\": []}",

@@ -8,21 +8,28 @@ make-default, property setters, an inhibition held and released with Ctrl-C, a s
 reading, deletes. Each step checks the text output and the --json document (parsed with
 json, values and types compared). 'errors' checks the error contract: the daemon's D-Bus
 error name and message on stderr with exit 1; usage errors exit 2 without a daemon call.
+'virtual' runs `tinct create-virtual-device` on files (imported as disk profiles, or the
+daemon's own profile of that file) and on profile ids, across a daemon restart, and its
+errors (missing file, malformed ICC, unknown kind, existing device, no daemon, a refused
+AddProfile rolled back).
 
 argv[1] is the tinct binary (meson passes it)."""
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import traceback
 
-from harness import TinctEnv
+from harness import TinctEnv, daemon_kind
 
 TINCT = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("TINCT", "tinct")
 CORPUS = os.environ.get("TINCT_CORPUS_DIR", "")
 SRGB = os.path.join(CORPUS, "icc", "colord-data--sRGB.icc")
+CMYK = os.path.join(CORPUS, "icc", "libgs-common--default_cmyk.icc")  # output-device, no dmnd/dmdd
+T61 = os.path.join(CORPUS, "icc", "colord-tests--ibm-t61.icc")  # dmnd "IBM France", dmdd "ThinkPad T61"
 M = "/org/freedesktop/ColorManager"
 DEV = "cups-Test-Printer"
 DEV_PATH = M + "/devices/cups_Test_Printer"
@@ -319,9 +326,127 @@ def errors():
         check(r.returncode == 1 and r.stderr.startswith("tinct: "), "no bus: %r %r" % (r.returncode, r.stderr))
 
 
+def icc_checksum(env, path):
+    return tinct_json(env, "icc-info", path)["checksum"]
+
+
+def copy_to(env, src, name):
+    d = os.path.join(env.tmp, "proofing")
+    os.makedirs(d, mode=0o755, exist_ok=True)
+    dst = os.path.join(d, name)
+    shutil.copy(src, dst)
+    os.chmod(dst, 0o644)
+    return dst
+
+
+def counts(env):
+    st = tinct_json(env, "status")
+    return st["devices"], st["profiles"]
+
+
+def virtual():
+    if daemon_kind() == "colord":
+        print("    (skipped on colord: no disk-scope profiles, spec §4)")
+        return
+    with TinctEnv(polkit="allow", profiles=[SRGB],
+                  polkit_deny=["org.freedesktop.color-manager.modify-device"]) as env:
+        # a file the daemon does not know: imported as a disk profile, then the device
+        press = copy_to(env, CMYK, "press.icc")
+        ck = icc_checksum(env, press)
+        dev_id, prof_id = "virtual-icc-" + ck, "icc-" + ck
+        before = counts(env)
+        d = tinct_json(env, "create-virtual-device", press)
+        check_eq((d["DeviceId"], d["Mode"], d["Kind"], d["Scope"], d["Colorspace"]),
+                 (dev_id, "virtual", "printer", "disk", "cmyk"), "virtual device properties")
+        check_eq(d["object_path"], M + "/devices/virtual_icc_" + ck, "virtual device path")
+        check_eq((d["Model"], d["Vendor"]), ("Artifex CMYK SWOP Profile", ""), "Model from the title, no vendor")
+        p = tinct_json(env, "find-profile", prof_id)
+        check_eq(d["Profiles"], [p["object_path"]], "the profile is assigned")
+        check_eq((p["Scope"], p["Filename"], p["Colorspace"]), ("disk", press, "cmyk"), "imported as a disk profile")
+        check_eq(counts(env), (before[0] + 1, before[1] + 1), "one device and one profile more")
+        lk = tinct_json(env, "lookup", dev_id, "CMYK.Plain.300dpi")
+        check_eq((lk["relation"], lk["profile"]["object_path"]), ("hard", p["object_path"]), "hard, and it resolves")
+
+        # the same profile again, by another path or by id: the same device id, refused
+        for arg in (copy_to(env, CMYK, "press-copy.icc"), prof_id, p["object_path"]):
+            r = tinct(env, "create-virtual-device", arg, rc=1)
+            check("'%s' already exists" % dev_id in r.stderr and r.stdout == "", "exists: %r" % r.stderr)
+        check_eq(counts(env), (before[0] + 1, before[1] + 1), "nothing changed by the refused runs")
+        check_eq(tinct_json(env, "find-device", dev_id)["Mode"], "virtual", "not promoted to physical")
+
+        # a file in the profile directory: the daemon's own profile, no import; text output
+        srgb = env.daemon_filename(os.path.join(env.profile_dir, os.path.basename(SRGB)))
+        sp = tinct_json(env, "find-profile-by-filename", srgb)
+        o = one_text(tinct(env, "create-virtual-device", os.path.join(env.profile_dir, os.path.basename(SRGB)),
+                           "display").stdout, "create-virtual-device text")
+        check_eq((o["DeviceId"], o["Kind"], o["Mode"], o["Colorspace"], o["Profiles"]),
+                 ("virtual-" + sp["ProfileId"], "display", "virtual", "rgb", [sp["object_path"]]),
+                 "virtual device for a system profile")
+        check_eq(counts(env)[1], before[1] + 1, "a known file is not imported again")
+
+        # vendor and model from the ICC's dmnd/dmdd tags
+        t = tinct_json(env, "create-virtual-device", copy_to(env, T61, "t61.icc"), "camera")
+        check_eq((t["Kind"], t["Vendor"], t["Model"]), ("camera", "IBM", "ThinkPad T61"), "dmnd/dmdd")
+
+        # by id, a profile the daemon will not keep: works, with a note on stderr
+        tinct(env, "create-profile", "proof-temporary", "normal")
+        r = tinct(env, "create-virtual-device", "--json", "proof-temporary", "scanner")
+        check("note:" in r.stderr and "register" in r.stderr, "note about the profile's scope: %r" % r.stderr)
+        check_eq(json.loads(r.stdout)["DeviceId"], "virtual-proof-temporary", "device for a profile id")
+
+        # restart: the devices and their mappings are back at the same paths
+        n_dev = counts(env)[0]
+        env.restart()
+        check_eq(counts(env)[0], n_dev, "every virtual device survived")
+        d2 = tinct_json(env, "find-device", dev_id)
+        check_eq((d2["object_path"], d2["Mode"], d2["Kind"], d2["Colorspace"], d2["Profiles"]),
+                 (d["object_path"], "virtual", "printer", "cmyk", d["Profiles"]), "after the restart")
+        lk = tinct_json(env, "lookup", dev_id, "CMYK.Plain.300dpi")
+        check_eq((lk["relation"], lk["profile"]["object_path"]), ("hard", p["object_path"]), "resolves after restart")
+        check_eq(tinct_json(env, "find-device", "virtual-proof-temporary")["Profiles"], [],
+                 "the normal profile is gone, the device stays")
+        r = tinct(env, "create-virtual-device", press, rc=1)
+        check("already exists" in r.stderr, "still refused after the restart")
+
+        # errors; nothing is left behind by any of them
+        before = counts(env)
+        r = tinct(env, "create-virtual-device", os.path.join(env.tmp, "no-such.icc"), rc=1)
+        check("cannot read" in r.stderr and "No such file" in r.stderr and r.stdout == "", "missing: %r" % r.stderr)
+        r = tinct(env, "create-virtual-device", "missing.icm", rc=1)
+        check("cannot read missing.icm" in r.stderr, "missing relative file: %r" % r.stderr)
+        bad = os.path.join(env.tmp, "proofing", "bad.icc")
+        with open(bad, "wb") as f:
+            f.write(open(CMYK, "rb").read()[:100])
+        r = tinct(env, "create-virtual-device", bad, rc=1)
+        check("not a usable ICC profile" in r.stderr and r.stdout == "", "malformed: %r" % r.stderr)
+        expect_error(env, "org.freedesktop.ColorManager.NotFound", "create-virtual-device", "no-such-profile-id")
+        check_eq(counts(env), before, "failed runs leave nothing")
+        # AddProfile refused (modify-device denied for nobody): the new device and profile go again
+        bluish = copy_to(env, os.path.join(CORPUS, "icc", "colord-data--Bluish.icc"), "bluish.icc")
+        r = env.run([TINCT, "create-virtual-device", bluish, "display"], as_user="nobody")
+        check(r.returncode == 1 and "FailedToAuthenticate" in r.stderr and r.stdout == "",
+              "refused AddProfile: %r" % r.stderr)
+        check_eq(counts(env), before, "a refused AddProfile is rolled back (device and imported profile)")
+        tinct(env, "create-profile", "proof-root", "normal")
+        r = env.run([TINCT, "create-virtual-device", "proof-root"], as_user="nobody")
+        check(r.returncode == 1 and "FailedToAuthenticate" in r.stderr, "refused AddProfile: %r" % r.stderr)
+        check_eq(counts(env), (before[0], before[1] + 1), "only the device is rolled back, not a profile it found")
+        # usage errors (exit 2) and no daemon (exit 1)
+        nobus = {"DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent"}
+        for args in (["create-virtual-device"], ["create-virtual-device", press, "printer", "extra"],
+                     ["create-virtual-device", press, "plotter"], ["create-virtual-device", press, "unknown"]):
+            r = env.run([TINCT] + args, env=nobus)
+            check_eq(r.returncode, 2, "usage error exit for %r (stderr %r)" % (args, r.stderr))
+        r = env.run([TINCT, "create-virtual-device", press, "plotter"], env=nobus)
+        check("unknown device kind 'plotter'" in r.stderr, "kind explained: %r" % r.stderr)
+        r = env.run([TINCT, "create-virtual-device", press], env=nobus)
+        check(r.returncode == 1 and r.stderr.startswith("tinct: ") and r.stdout == "",
+              "no daemon: %r %r" % (r.returncode, r.stderr))
+
+
 def main():
     failed = 0
-    for t in (session, errors):
+    for t in (session, errors, virtual):
         print("test %s" % t.__name__, flush=True)
         try:
             t()
@@ -330,7 +455,7 @@ def main():
             failed += 1
             traceback.print_exc()
             print("FAIL %s" % t.__name__, flush=True)
-    print("%d passed, %d failed" % (2 - failed, failed))
+    print("%d passed, %d failed" % (3 - failed, failed))
     return 1 if failed else 0
 
 

@@ -1,0 +1,315 @@
+/* tinct create-virtual-device PROFILE [KIND]: a soft-proofing target (a "virtual" device,
+ * spec §3.4) made from one ICC profile in one command, and kept across restarts.
+ *
+ * PROFILE is an ICC file, or a profile the daemon already has (object path or id). A file
+ * is parsed here first, so a malformed one never reaches the daemon. The daemon's own
+ * profile of that file (FindProfileByFilename) or of the same bytes (FindProfileById
+ * "icc-<checksum>", the id the daemon gives every scanned file) is used when there is one;
+ * otherwise the file is imported as a disk profile (CreateProfileWithFd, scope disk: tinct
+ * keeps its bytes in the store, so it comes back after a restart; colord has no such scope).
+ *
+ * The device: id "virtual-<ProfileId>" (one profile, one device, however it was named),
+ * scope disk, Mode virtual, Kind (default printer), the profile's Colorspace, Vendor and
+ * Model from the ICC's device manufacturer and model descriptions when they are short
+ * names (many free profiles put a paragraph there), Model else the profile's title. Then
+ * AddProfile hard. A device of that id that already exists is an error (exit 1), not
+ * reused: CreateDevice on a virtual device would promote it to a physical one. If
+ * AddProfile fails, what this run created is deleted again. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bus-client.h"
+#include "icc-info.h"
+#include "names.h"
+#include "read-file.h"
+#include "verbs.h"
+
+#define VIRTUAL_ID_PREFIX "virtual-"
+#define MAX_NAME_LEN 64 /* longer "names" in dmnd/dmdd are descriptions, not names */
+
+static bool has_icc_suffix(const char *s) {
+        size_t n = strlen(s);
+        return n > 4 && (strcasecmp(s + n - 4, ".icc") == 0 || strcasecmp(s + n - 4, ".icm") == 0);
+}
+
+/* A manufacturer or model text usable as a device property: trimmed, one short line. */
+static char *name_from_text(const char *s) {
+        if (!s)
+                return NULL;
+        while (*s == ' ' || *s == '\t')
+                s++;
+        size_t n = strlen(s);
+        while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+                n--;
+        if (n == 0 || n > MAX_NAME_LEN)
+                return NULL;
+        for (size_t i = 0; i < n; i++)
+                if ((unsigned char) s[i] < 0x20 || s[i] == 0x7f)
+                        return NULL;
+        return strndup(s, n);
+}
+
+/* What one run works with, and what it made. */
+typedef struct Run {
+        const char *arg;
+        char *file;      /* absolute path when PROFILE is a file */
+        IccInfo *info;   /* parsed file, when there is one */
+        char *profile;   /* the daemon's object path */
+        bool imported;   /* the profile was made by this run (deleted again on failure) */
+        char *device;    /* the device made by this run */
+} Run;
+
+static void run_done(Run *s) {
+        free(s->file);
+        icc_info_free(s->info);
+        free(s->profile);
+        free(s->device);
+}
+
+/* Reads and parses a file; prints why not. */
+static int parse_file(const char *path, IccInfo **ret) {
+        _cleanup_free_ uint8_t *data = NULL;
+        _cleanup_free_ char *error = NULL;
+        size_t size = 0;
+        int r = read_whole_file(path, &data, &size);
+        if (r < 0) {
+                fprintf(stderr, "tinct: cannot read %s: %s\n", path, strerror(-r));
+                return r;
+        }
+        r = icc_info_parse_flags(data, size, ICC_INFO_SKIP_WARNINGS, ret, &error);
+        if (r < 0)
+                fprintf(stderr, "tinct: %s is not a usable ICC profile: %s\n", path, error ? error : strerror(-r));
+        return r;
+}
+
+/* A method answering one path, where NotFound is an answer: 1 found, 0 not, <0 printed. */
+static int find_quietly(sd_bus *bus, const char *member, const char *arg, char **ret) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *p;
+        int r = sd_bus_call_method(bus, CM_SERVICE, CM_PATH, CM_IFACE, member, &error, &reply, "s", arg);
+        if (r < 0) {
+                if (sd_bus_error_has_name(&error, CM_IFACE ".NotFound"))
+                        return 0;
+                fprintf(stderr, "tinct: %s: %s\n", error.name ? error.name : member,
+                        error.message ? error.message : strerror(-r));
+                return r;
+        }
+        r = sd_bus_message_read(reply, "o", &p);
+        if (r < 0)
+                return bus_log_parse_error(r);
+        *ret = strdup(p);
+        return *ret ? 1 : bus_log_parse_error(-ENOMEM);
+}
+
+/* CreateProfileWithFd(icc-<checksum>, "disk", fd, {Filename}). */
+static int import_file(sd_bus *bus, Run *s) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_free_ char *id = NULL;
+        const char *p;
+        int fd, r;
+
+        if (asprintf(&id, "icc-%s", s->info->checksum) < 0)
+                return bus_log_create_error(-ENOMEM);
+        fd = open(s->file, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+                r = -errno;
+                fprintf(stderr, "tinct: cannot open %s: %s\n", s->file, strerror(-r));
+                return r;
+        }
+        r = bus_new_method_call(bus, CM_PATH, CM_IFACE, "CreateProfileWithFd", &m);
+        if (r >= 0 && (r = sd_bus_message_append(m, "ssha{ss}", id, "disk", fd, 1, "Filename", s->file)) < 0)
+                bus_log_create_error(r);
+        close(fd); /* sd-bus has its own duplicate */
+        if (r < 0)
+                return r;
+        r = bus_call_message(bus, m, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(reply, "o", &p);
+        if (r < 0)
+                return bus_log_parse_error(r);
+        s->profile = strdup(p);
+        if (!s->profile)
+                return bus_log_parse_error(-ENOMEM);
+        s->imported = true;
+        return 0;
+}
+
+/* Finds the daemon's profile for PROFILE, importing a file it does not know. */
+static int resolve_profile(sd_bus *bus, Run *s) {
+        int r;
+
+        if (!s->file)
+                return bus_resolve(bus, BUS_OBJECT_PROFILE, s->arg, &s->profile);
+        r = find_quietly(bus, "FindProfileByFilename", s->file, &s->profile);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        _cleanup_free_ char *id = NULL;
+        if (asprintf(&id, "icc-%s", s->info->checksum) < 0)
+                return bus_log_create_error(-ENOMEM);
+        r = find_quietly(bus, "FindProfileById", id, &s->profile);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        return import_file(bus, s);
+}
+
+/* Appends key=value to an a{ss} being built, when value is set. */
+static int append_pair(sd_bus_message *m, const char *key, const char *value) {
+        if (isempty(value))
+                return 0;
+        return sd_bus_message_append(m, "{ss}", key, value);
+}
+
+static int create_device(sd_bus *bus, const char *id, const char *kind, const char *colorspace,
+                         const char *vendor, const char *model, char **ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        const char *p;
+        int r;
+
+        r = bus_new_method_call(bus, CM_PATH, CM_IFACE, "CreateDevice", &m);
+        if (r < 0)
+                return r;
+        if ((r = sd_bus_message_append(m, "ss", id, "disk")) < 0 ||
+            (r = sd_bus_message_open_container(m, 'a', "{ss}")) < 0 ||
+            (r = append_pair(m, "Kind", kind)) < 0 || (r = append_pair(m, "Mode", "virtual")) < 0 ||
+            (r = append_pair(m, "Colorspace", streq_ptr(colorspace, "unknown") ? NULL : colorspace)) < 0 ||
+            (r = append_pair(m, "Vendor", vendor)) < 0 || (r = append_pair(m, "Model", model)) < 0 ||
+            (r = sd_bus_message_close_container(m)) < 0)
+                return bus_log_create_error(r);
+        r = bus_call_message(bus, m, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(reply, "o", &p);
+        if (r < 0)
+                return bus_log_parse_error(r);
+        *ret = strdup(p);
+        return *ret ? 0 : bus_log_parse_error(-ENOMEM);
+}
+
+/* Undoes this run's objects after a failure (best effort; the failure is reported). */
+static void roll_back(sd_bus *bus, const Run *s) {
+        if (s->device)
+                (void) sd_bus_call_method(bus, CM_SERVICE, CM_PATH, CM_IFACE, "DeleteDevice", NULL, NULL, "o",
+                                          s->device);
+        if (s->imported)
+                (void) sd_bus_call_method(bus, CM_SERVICE, CM_PATH, CM_IFACE, "DeleteProfile", NULL, NULL, "o",
+                                          s->profile);
+}
+
+/* Vendor and Model for the device; Model falls back to the profile's title. */
+static void device_names(Run *s, const BusObject *prof, char **ret_vendor, char **ret_model) {
+        /* A daemon profile named by id: its file, if readable here, still gives the names. */
+        const char *filename = bus_value_get_string(prof->properties, "Filename");
+        if (!s->info && !isempty(filename) && access(filename, R_OK) == 0) {
+                _cleanup_free_ uint8_t *data = NULL;
+                size_t size;
+                if (read_whole_file(filename, &data, &size) >= 0)
+                        (void) icc_info_parse_flags(data, size, ICC_INFO_SKIP_WARNINGS, &s->info, NULL);
+        }
+        *ret_vendor = s->info ? name_from_text(s->info->manufacturer) : NULL;
+        *ret_model = s->info ? name_from_text(s->info->model) : NULL;
+        if (!*ret_model)
+                *ret_model = name_from_text(bus_value_get_string(prof->properties, "Title"));
+}
+
+/* Everything after the file check; on failure the caller rolls back. */
+static int make_virtual_device(sd_bus *bus, Run *s, const char *kind) {
+        _cleanup_(bus_object_freep) BusObject *prof = NULL;
+        _cleanup_free_ char *id = NULL, *existing = NULL, *vendor = NULL, *model = NULL;
+        int r;
+
+        r = resolve_profile(bus, s);
+        if (r < 0)
+                return r;
+        r = bus_object_get(bus, BUS_OBJECT_PROFILE, s->profile, &prof);
+        if (r < 0)
+                return r;
+        const char *profile_id = bus_value_get_string(prof->properties, "ProfileId");
+        if (isempty(profile_id)) {
+                fprintf(stderr, "tinct: profile %s has no ProfileId\n", s->profile);
+                return -EBADMSG;
+        }
+        if (asprintf(&id, VIRTUAL_ID_PREFIX "%s", profile_id) < 0)
+                return bus_log_create_error(-ENOMEM);
+        r = find_quietly(bus, "FindDeviceById", id, &existing);
+        if (r < 0)
+                return r;
+        if (r > 0) {
+                fprintf(stderr, "tinct: device '%s' already exists (%s); delete it first with 'tinct delete-device %s'\n",
+                        id, existing, id);
+                return -EEXIST;
+        }
+
+        device_names(s, prof, &vendor, &model);
+        r = create_device(bus, id, kind, bus_value_get_string(prof->properties, "Colorspace"), vendor, model,
+                          &s->device);
+        if (r < 0)
+                return r;
+        r = bus_call(bus, s->device, CM_IFACE_DEVICE, "AddProfile", NULL, "so", "hard", s->profile);
+        if (r < 0)
+                return r;
+
+        /* The mapping is kept in any case; the profile object only if the daemon keeps it. */
+        const char *scope = bus_value_get_string(prof->properties, "Scope");
+        const BusValue *sys = bus_value_get(prof->properties, "IsSystemWide");
+        if (!streq_ptr(scope, "disk") && !(sys && sys->type == BUS_VALUE_BOOLEAN && sys->boolean))
+                fprintf(stderr, "tinct: note: profile %s has scope %s; after a restart it must be registered again\n",
+                        profile_id, strempty(scope));
+        return 0;
+}
+
+int verb_create_virtual_device(int argc, char **argv) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(run_done) Run s = {};
+        struct stat st;
+        BusArgs a;
+        int r;
+
+        r = bus_args_parse(argc, argv, "PROFILE [KIND]",
+                           "Creates a virtual device (a soft-proofing target) for an ICC profile and\n"
+                           "assigns the profile to it (hard). PROFILE is an ICC file, or the id or object\n"
+                           "path of a profile the daemon has; a file the daemon does not know yet is\n"
+                           "imported as a disk profile. KIND: printer (default), display, scanner, camera\n"
+                           "or webcam. The device is kept across restarts (scope disk, Mode virtual);\n"
+                           "its id is virtual-<ProfileId>, and if that device exists already nothing is\n"
+                           "changed and the exit status is 1. Vendor and Model come from the profile's\n"
+                           "device manufacturer and model tags (Model else from its title), Colorspace\n"
+                           "from the profile.",
+                           1, 2, 0, &a);
+        if (r <= 0)
+                return bus_args_exit(r);
+        s.arg = a.args[0];
+        const char *kind = a.n_args > 1 ? a.args[1] : "printer";
+        /* the daemon's own table (names.h); "unknown" is not a kind CreateDevice takes */
+        if (!names_device_kind_is_valid(kind) || streq(kind, "unknown"))
+                return bus_usage_error(argv[0], "unknown device kind '%s' (display, scanner, printer, camera or webcam)",
+                                       kind);
+
+        /* A file when one is there or the argument looks like one; else a daemon profile. */
+        bool is_object = strncmp(s.arg, CM_PATH "/", strlen(CM_PATH "/")) == 0;
+        if (stat(s.arg, &st) == 0 || (!is_object && (strchr(s.arg, '/') || has_icc_suffix(s.arg)))) {
+                s.file = realpath(s.arg, NULL);
+                if (!s.file) {
+                        fprintf(stderr, "tinct: cannot read %s: %m\n", s.arg);
+                        return EXIT_FAILURE;
+                }
+                if (parse_file(s.file, &s.info) < 0)
+                        return EXIT_FAILURE;
+        }
+
+        if (bus_connect(&bus) < 0)
+                return EXIT_FAILURE;
+        r = make_virtual_device(bus, &s, kind);
+        if (r < 0) {
+                roll_back(bus, &s);
+                return EXIT_FAILURE;
+        }
+        return bus_print_object(bus, BUS_OBJECT_DEVICE, s.device, a.json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
