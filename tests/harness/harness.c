@@ -371,6 +371,23 @@ static char **daemon_argv(Harness *h) {
                         r |= strv_extend(&argv, "sh");
                         r |= strv_extend(&argv, h->opts.daemon_passwd);
                 }
+                if (h->opts.confined_uid != 0) {
+                        static const char script[] =
+                                "set -e; mount --make-rprivate /; mount --bind \"$1\" \"$1\"; "
+                                "mount -o remount,bind,ro /; u=$2; shift 2; "
+                                "exec setpriv --reuid=\"$u\" --regid=\"$u\" --clear-groups --inh-caps=-all "
+                                "--bounding-set=-all --no-new-privs -- \"$@\"";
+                        char uid[16];
+                        snprintf(uid, sizeof uid, "%u", (unsigned) h->opts.confined_uid);
+                        r |= strv_extend(&argv, "unshare");
+                        r |= strv_extend(&argv, "-m");
+                        r |= strv_extend(&argv, "/bin/sh");
+                        r |= strv_extend(&argv, "-c");
+                        r |= strv_extend(&argv, script);
+                        r |= strv_extend(&argv, "sh");
+                        r |= strv_extend(&argv, h->state_dir);
+                        r |= strv_extend(&argv, uid);
+                }
                 r |= strv_extend(&argv, getenv("TINCTD"));
                 r |= strv_extend(&argv, "--state-dir");
                 r |= strv_extend(&argv, h->state_dir);
@@ -522,6 +539,9 @@ Harness *harness_start(const HarnessOptions *opts) {
         h->polkit_log = xasprintf("%s/polkit.log", h->tmp);
         if (mkdir(h->state_dir, 0755) < 0 || mkdir(h->profile_dir, 0755) < 0)
                 fatal("mkdir: %m");
+        if (h->opts.confined_uid != 0 &&
+            chown(h->state_dir, h->opts.confined_uid, (gid_t) h->opts.confined_uid) < 0)
+                fatal("chown %s: %m", h->state_dir);
         write_file(h->polkit_log, "", 0, 0644);
         for (const char *const *p = h->opts.profiles; p && *p; p++) {
                 const char *base = strrchr(*p, '/');

@@ -52,6 +52,11 @@ typedef struct HarnessOptions {
         const char *daemon_passwd;   /* tinctd: bind-mount this file over /etc/passwd for the
                                       * daemon only (private mount namespace), e.g. to make a
                                       * uid the bus daemon accepts unknown to the daemon */
+        uid_t confined_uid;          /* tinctd: not 0: run as this uid and gid, the way the
+                                      * systemd unit confines it as far as that works without
+                                      * systemd: a private mount namespace with / read-only
+                                      * but the state directory, no capabilities, no groups,
+                                      * no_new_privs. The state directory is chowned to it. */
 } HarnessOptions;
 
 typedef struct Harness Harness;
