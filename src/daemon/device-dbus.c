@@ -64,11 +64,13 @@ static int check_may_modify(Manager *m, Client *c, Device *d, sd_bus_error *erro
                 _d;                                                                                \
         })
 
-/* Methods that need polkit: the handler only asks; the continuation does the work. */
+/* Methods that need polkit (not for the caller's own temp device): the handler only asks;
+ * the continuation does the work. */
 #define DEVICE_AUTH_METHOD(name, cont, action)                                                      \
         static int name(sd_bus_message *msg, void *userdata, sd_bus_error *error) {                 \
                 Device *d = userdata;                                                               \
-                return polkit_authorize(d->manager, msg, action, DOMAIN_DEVICE, cont, error);       \
+                return polkit_authorize_object(d->manager, msg, action, DOMAIN_DEVICE,              \
+                                               d->scope == SCOPE_TEMP, d->owner, cont, error);      \
         }
 
 static int set_property_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {

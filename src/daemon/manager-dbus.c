@@ -407,9 +407,17 @@ static int create_device_authorized(sd_bus_message *msg, Manager *m, Client *c, 
         return sd_bus_reply_method_return(msg, "o", added->path);
 }
 
+/* Whether a Create* call asks for scope temp (its second argument); the message is rewound. */
+static bool creates_temp(sd_bus_message *msg) {
+        const char *id, *scope;
+        bool temp = sd_bus_message_read(msg, "ss", &id, &scope) >= 0 && streq(scope, "temp");
+        (void) sd_bus_message_rewind(msg, true);
+        return temp;
+}
+
 static int method_create_device(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        return polkit_authorize(userdata, msg, ACTION_PREFIX "create-device", DOMAIN_MANAGER,
-                                create_device_authorized, error);
+        return polkit_authorize_object(userdata, msg, ACTION_PREFIX "create-device", DOMAIN_MANAGER, creates_temp(msg),
+                                       POLKIT_CALLER, create_device_authorized, error);
 }
 
 /* Non-root callers may remove only what they created (colord lets anyone: §16.22). */
@@ -437,8 +445,12 @@ static int delete_device_authorized(sd_bus_message *msg, Manager *m, Client *c, 
 }
 
 static int method_delete_device(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        return polkit_authorize(userdata, msg, ACTION_PREFIX "delete-device", DOMAIN_MANAGER,
-                                delete_device_authorized, error);
+        const char *arg = NULL;
+        (void) sd_bus_message_read(msg, "o", &arg);
+        Device *d = arg ? manager_find_device_by_path(userdata, arg) : NULL;
+        (void) sd_bus_message_rewind(msg, true);
+        return polkit_authorize_object(userdata, msg, ACTION_PREFIX "delete-device", DOMAIN_MANAGER,
+                                       d && d->scope == SCOPE_TEMP, d ? d->owner : 0, delete_device_authorized, error);
 }
 
 /* CreateProfileWithFd(s, s, h, a{ss}) read from the bytes; strings point into *wire. */
@@ -583,13 +595,13 @@ static int create_profile_fd_authorized(sd_bus_message *msg, Manager *m, Client 
 }
 
 static int method_create_profile(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        return polkit_authorize(userdata, msg, ACTION_PREFIX "create-profile", DOMAIN_MANAGER,
-                                create_profile_authorized, error);
+        return polkit_authorize_object(userdata, msg, ACTION_PREFIX "create-profile", DOMAIN_MANAGER, creates_temp(msg),
+                                       POLKIT_CALLER, create_profile_authorized, error);
 }
 
 static int method_create_profile_with_fd(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        return polkit_authorize(userdata, msg, ACTION_PREFIX "create-profile", DOMAIN_MANAGER,
-                                create_profile_fd_authorized, error);
+        return polkit_authorize_object(userdata, msg, ACTION_PREFIX "create-profile", DOMAIN_MANAGER, creates_temp(msg),
+                                       POLKIT_CALLER, create_profile_fd_authorized, error);
 }
 
 static int delete_profile_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
@@ -613,8 +625,12 @@ static int delete_profile_authorized(sd_bus_message *msg, Manager *m, Client *c,
 
 static int method_delete_profile(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         /* colord checks create-profile here and never uses delete-profile (spec §2.2). */
-        return polkit_authorize(userdata, msg, ACTION_PREFIX "create-profile", DOMAIN_MANAGER,
-                                delete_profile_authorized, error);
+        const char *arg = NULL;
+        (void) sd_bus_message_read(msg, "o", &arg);
+        Profile *p = arg ? manager_find_profile_by_path(userdata, arg) : NULL;
+        (void) sd_bus_message_rewind(msg, true);
+        return polkit_authorize_object(userdata, msg, ACTION_PREFIX "create-profile", DOMAIN_MANAGER,
+                                       p && p->scope == SCOPE_TEMP, p ? p->owner : 0, delete_profile_authorized, error);
 }
 
 static int property_string(sd_bus *bus, const char *path, const char *interface, const char *property,

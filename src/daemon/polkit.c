@@ -88,14 +88,15 @@ deny:
         return 0;
 }
 
-int polkit_authorize(Manager *m, sd_bus_message *msg, const char *action, BusDomain domain,
+static int authorize(Manager *m, sd_bus_message *msg, const char *action, BusDomain domain, bool temp, uid_t owner,
                      AuthContinuation cont, sd_bus_error *error) {
         Client *c;
         int r = manager_get_client(m, msg, &c);
         if (r < 0)
                 return bus_error_set(error, domain, BUS_ERR_FAILED_TO_AUTHENTICATE, "could not get uid of caller");
 
-        if (c->uid == 0 || c->uid == m->daemon_uid) {
+        bool own_temp = temp && (owner == POLKIT_CALLER || owner == c->uid);
+        if (c->uid == 0 || c->uid == m->daemon_uid || own_temp) {
                 r = sd_bus_message_rewind(msg, true);
                 if (r < 0)
                         return r;
@@ -145,4 +146,14 @@ void polkit_cancel_all(Manager *m) {
                 PendingAuth *p = list_entry(pending.head.next, PendingAuth, link);
                 pending_free(p);
         }
+}
+
+int polkit_authorize(Manager *m, sd_bus_message *msg, const char *action, BusDomain domain,
+                     AuthContinuation cont, sd_bus_error *error) {
+        return authorize(m, msg, action, domain, false, 0, cont, error);
+}
+
+int polkit_authorize_object(Manager *m, sd_bus_message *msg, const char *action, BusDomain domain, bool temp,
+                            uid_t owner, AuthContinuation cont, sd_bus_error *error) {
+        return authorize(m, msg, action, domain, temp, owner, cont, error);
 }

@@ -73,7 +73,8 @@ static int set_property_authorized(sd_bus_message *msg, Manager *m, Client *c, s
 
 static int method_set_property(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Profile *p = userdata;
-        return polkit_authorize(p->manager, msg, ACTION_MODIFY, DOMAIN_PROFILE, set_property_authorized, error);
+        return polkit_authorize_object(p->manager, msg, ACTION_MODIFY, DOMAIN_PROFILE, p->scope == SCOPE_TEMP, p->owner,
+                                       set_property_authorized, error);
 }
 
 static int write_new_file(const char *dir, const char *base, const uint8_t *data, size_t size) {

@@ -54,17 +54,17 @@ static int nobody_allowed(sd_bus *bus, void *userdata) {
         assert_se(harness_polkit_count(H, A("create-device"), me) == 1);
 
         /* the same id as root's device is fine for another user; own one preferred */
-        _cleanup_free_ char *d2 = harness_must_create_device(bus, "auth-root-dev", "temp", "display", NO_KV);
+        _cleanup_free_ char *d2 = harness_must_create_device(bus, "auth-root-dev", "normal", "display", NO_KV);
         assert_streq(d2, DEV_PATH("auth_root_dev_nobody_65534"));
         assert_find_ok(bus, "FindDeviceById", "auth-root-dev", d2);
 
         /* profiles */
-        _cleanup_free_ char *p = harness_must_create_profile(bus, "auth-prof", "temp", NO_KV);
+        _cleanup_free_ char *p = harness_must_create_profile(bus, "auth-prof", "normal", NO_KV);
         assert_streq(p, PROF_PATH("auth_prof_nobody_65534"));
         assert_se(harness_get_u32(bus, p, CM_PROFILE_IFACE, "Owner") == NOBODY_UID);
         assert_se(harness_polkit_count(H, A("create-profile"), me) == 1);
         /* profile ids are global */
-        _cleanup_free_ char *px = harness_create_profile(bus, "auth-root-prof", "temp", NO_KV, &error, &r);
+        _cleanup_free_ char *px = harness_create_profile(bus, "auth-root-prof", "normal", NO_KV, &error, &r);
         assert_bus_error(r, &error, CM_ERR "AlreadyExists");
         sd_bus_error_free(&error);
 
@@ -72,7 +72,7 @@ static int nobody_allowed(sd_bus *bus, void *userdata) {
         _cleanup_free_ char *icc = harness_corpus_file("colord-tests--ibm-t61.icc");
         _cleanup_close_ int fd = open(icc, O_RDONLY | O_CLOEXEC);
         assert_se(fd >= 0);
-        _cleanup_free_ char *pf = harness_create_profile_fd(bus, "auth-prof-fd", "temp", fd, NO_KV, &error, &r);
+        _cleanup_free_ char *pf = harness_create_profile_fd(bus, "auth-prof-fd", "normal", fd, NO_KV, &error, &r);
         assert_bus_ok(r, &error);
         assert_se(harness_polkit_count(H, A("create-profile"), me) == 3); /* with the AlreadyExists one */
 
@@ -165,11 +165,11 @@ static int nobody_refused(sd_bus *bus, void *userdata) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         int r;
 
-        _cleanup_free_ char *d = harness_create_device(bus, "refused-dev", "temp", "display", NO_KV, &error, &r);
+        _cleanup_free_ char *d = harness_create_device(bus, "refused-dev", "normal", "display", NO_KV, &error, &r);
         assert_bus_error(r, &error, CM_ERR "FailedToAuthenticate");
         sd_bus_error_free(&error);
         assert_find_error(bus, "FindDeviceById", "refused-dev", CM_ERR "NotFound");
-        _cleanup_free_ char *p = harness_create_profile(bus, "refused-prof", "temp", NO_KV, &error, &r);
+        _cleanup_free_ char *p = harness_create_profile(bus, "refused-prof", "normal", NO_KV, &error, &r);
         assert_bus_error(r, &error, CM_ERR "FailedToAuthenticate");
         sd_bus_error_free(&error);
         assert_find_error(bus, "FindProfileById", "refused-prof", CM_ERR "NotFound");
@@ -220,6 +220,33 @@ static int nobody_refused(sd_bus *bus, void *userdata) {
         assert_streq(q, root_prof);
         r = harness_call(bus, root_dev, CM_DEVICE_IFACE, "ProfilingUninhibit", &error, NULL, NULL);
         assert_bus_error(r, &error, CM_DEVICE_ERR "FailedToUninhibit");
+        sd_bus_error_free(&error);
+
+        /* A session's own temp objects need no authorization at all, so a remote session
+         * (whose every check polkit refuses or prompts for) still manages its displays.
+         * colord asks for these too (docs/compatibility.md row 50). */
+        if (harness_is_colord(H))
+                return 0;
+        const char *me;
+        assert_se(sd_bus_get_unique_name(bus, &me) >= 0);
+        int before = harness_polkit_count(H, NULL, me);
+        _cleanup_free_ char *td = harness_must_create_device(bus, "session-display", "temp", "display", NO_KV);
+        _cleanup_free_ char *tp = harness_must_create_profile(bus, "session-profile", "temp", NO_KV);
+        must_add_profile(bus, td, "hard", tp);
+        must_add_profile(bus, td, "soft", root_prof); /* a system profile on one's own device */
+        must_call(bus, td, CM_DEVICE_IFACE, "MakeProfileDefault", "o", tp);
+        r = harness_call(bus, td, CM_DEVICE_IFACE, "SetProperty", &error, NULL, "ss", "Model", "Session Model");
+        assert_bus_ok(r, &error);
+        r = harness_call(bus, tp, CM_PROFILE_IFACE, "SetProperty", &error, NULL, "ss", "Qualifier", "RGB..");
+        assert_bus_ok(r, &error);
+        must_call(bus, td, CM_DEVICE_IFACE, "ProfilingInhibit", NULL, NULL);
+        must_call(bus, td, CM_DEVICE_IFACE, "ProfilingUninhibit", NULL, NULL);
+        must_call(bus, CM_PATH, CM_IFACE, "DeleteProfile", "o", tp);
+        must_call(bus, CM_PATH, CM_IFACE, "DeleteDevice", "o", td);
+        assert_se(harness_polkit_count(H, NULL, me) == before);
+        /* ...but another scope, or the system's objects, still need it. */
+        r = harness_call(bus, root_prof, CM_PROFILE_IFACE, "SetProperty", &error, NULL, "ss", "Qualifier", "y");
+        assert_bus_error(r, &error, CM_PROFILE_ERR "FailedToAuthenticate");
         return 0;
 }
 
@@ -249,10 +276,10 @@ static void test_refused(const char *mode) {
 static int nobody_partial(sd_bus *bus, void *userdata) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         int r;
-        _cleanup_free_ char *d = harness_create_device(bus, "partial-dev", "temp", "display", NO_KV, &error, &r);
+        _cleanup_free_ char *d = harness_create_device(bus, "partial-dev", "normal", "display", NO_KV, &error, &r);
 
         assert_bus_error(r, &error, CM_ERR "FailedToAuthenticate");
-        _cleanup_free_ char *p = harness_must_create_profile(bus, "partial-prof", "temp", NO_KV);
+        _cleanup_free_ char *p = harness_must_create_profile(bus, "partial-prof", "normal", NO_KV);
         return 0;
 }
 
@@ -294,7 +321,7 @@ static int nobody_silent(sd_bus *bus, void *userdata) {
 
         assert_se(sd_bus_get_unique_name(bus, &me) >= 0);
         r = sd_bus_call_method_async(bus, &slot, CM_NAME, CM_PATH, CM_IFACE, "CreateDevice", on_create_reply,
-                                     &pending, "ssa{ss}", "silent-dev", "temp", 1, "Kind", "display");
+                                     &pending, "ssa{ss}", "silent-dev", "normal", 1, "Kind", "display");
         assert_se(r >= 0);
         assert_se(sd_bus_flush(bus) >= 0);
         /* the daemon is now waiting for the authority ... */
