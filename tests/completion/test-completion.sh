@@ -1,0 +1,19 @@
+#!/bin/bash
+# The bash completion of tinct (data/bash-completion/tinct): verbs from the binary's own
+# help, scopes for create-device, files for file verbs. No daemon is needed for these.
+# Usage: test-completion.sh COMPLETION_FILE TINCT_BINARY
+set -euo pipefail
+source "$1"
+PATH=$(dirname "$2"):$PATH
+complete_words() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _tinct; echo "${COMPREPLY[*]:-}"; }
+expect() { [ "$1" = "$2" ] || { echo "completion: got '$1', want '$2'"; exit 1; }; }
+expect "$(complete_words tinct edid-)" "edid-info edid-profile"
+expect "$(complete_words tinct create-virtual)" "create-virtual-device"
+expect "$(complete_words tinct create-device id t)" "temp"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+touch "$tmp/monitor.icc"
+expect "$(complete_words tinct icc-info "$tmp/mon")" "$tmp/monitor.icc"
+# Every verb of the help text completes.
+n=$(complete_words tinct "" | wc -w)
+[ "$n" -ge 30 ] || { echo "only $n verbs complete"; exit 1; }
+echo ok
