@@ -1156,10 +1156,24 @@ def _nobody_scenario(mode):
             out[name] = [e.domain, e.code, e.message]
     rec("get_devices", lambda: paths(c.get_devices_sync(None)))
     rec("find_root_device", lambda: c.find_device_sync("compat-root-dev", None).get_object_path())
-    rec("create_device", lambda: c.create_device_sync("compat-nobody-dev", TEMP,
+    # Scope normal: the checks below are about polkit, which a session's own temp objects skip.
+    rec("create_device", lambda: c.create_device_sync("compat-nobody-dev", NORMAL,
                                                       {"Kind": "display"}, None).get_object_path())
-    rec("create_profile", lambda: c.create_profile_sync("compat-nobody-prof", TEMP,
+    rec("create_profile", lambda: c.create_profile_sync("compat-nobody-prof", NORMAL,
                                                         {"Qualifier": "RGB.."}, None).get_object_path())
+
+    def temp_session():
+        td = c.create_device_sync("compat-nobody-temp-dev", TEMP, {"Kind": "display"}, None)
+        tp = c.create_profile_sync("compat-nobody-temp-prof", TEMP, {"Qualifier": "RGB.."}, None)
+        td.connect_sync(None)
+        tp.connect_sync(None)
+        td.add_profile_sync(HARD, tp, None)
+        td.set_model_sync("Session Model", None)
+        tp.set_property_sync("License", "CC0", None)
+        c.delete_device_sync(td, None)
+        c.delete_profile_sync(tp, None)
+        return True
+    rec("temp_session", temp_session)
     own_p = own_d = None
     try:
         own_p = c.find_profile_sync("compat-nobody-prof", None)
@@ -1267,6 +1281,10 @@ def nobody_denied():
             named = dom == "profile" and "org.freedesktop.ColorManager.Profile.FailedToAuthenticate" in got[-1]
             check(got[0] != "ok" and dom in got[0] and (got[1] == fa[dom] or named),
                   "%s denied with %s FailedToAuthenticate (got %s)" % (k, dom, got))
+        if env.is_colord:
+            check(res["temp_session"][0] != "ok", "colord asks polkit for temp objects too")
+        else:
+            check_eq(res["temp_session"][0], "ok", "a session's own temp objects need no polkit (row 50)")
         d.connect_sync(None)
         check_eq(d.get_model(), None, "the root device was not modified")
         check_eq(len(d.get_profiles()), 1, "its profiles are unchanged")
