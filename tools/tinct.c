@@ -14,6 +14,7 @@ typedef struct Verb {
 static const Verb verbs[] = {
         { "edid-info", "[--json] FILE", "Print the fields of an EDID blob", verb_edid_info },
         { "edid-profile", "FILE -o OUT.icc", "Generate an ICC display profile from an EDID", verb_edid_profile },
+        { "gamut", "[--json] FILE... [--svg OUT]", "Gamut coverage against sRGB, P3, Adobe RGB, BT.2020", verb_gamut },
         { "icc-info", "[--json] FILE", "Print what the daemon reads from an ICC profile", verb_icc_info },
         { "export", "[--state-dir DIR] [FILE]", "Write the whole store as JSON", verb_export },
         { "import", "[--state-dir DIR] FILE", "Load a store written by export", verb_import },

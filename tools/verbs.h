@@ -37,3 +37,4 @@ int verb_device_inhibit(int argc, char **argv);              /* verb-bus-device.
 int verb_lookup(int argc, char **argv);                      /* verb-bus-device.c */
 int verb_get_sensor_reading(int argc, char **argv);          /* verb-bus-sensor.c */
 int verb_create_virtual_device(int argc, char **argv);       /* verb-virtual.c */
+int verb_gamut(int argc, char **argv);                       /* verb-gamut.c */

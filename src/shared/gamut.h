@@ -1,0 +1,35 @@
+/* Gamut arithmetic on chromaticity triangles: areas, the part of one triangle inside
+ * another, CIE 1976 u'v', the CIE 1931 spectral locus. Pure maths, no files, no colour
+ * library: `tinct gamut` (tools/verb-gamut.c) reads the primaries and prints these. */
+#pragma once
+
+typedef struct GamutPoint {
+        double x, y;
+} GamutPoint;
+
+typedef struct GamutSpace {
+        const char *name;
+        GamutPoint primaries[3]; /* red, green, blue, CIE 1931 xy */
+} GamutSpace;
+
+/* sRGB, Display P3, Adobe RGB (1998), ITU-R BT.2020, in that order (their standards' xy). */
+extern const GamutSpace gamut_references[4];
+
+/* CIE 1976 u'v' of an xy point. */
+GamutPoint gamut_xy_to_uv(GamutPoint xy);
+/* Area of a triangle (any orientation). */
+double gamut_triangle_area(const GamutPoint t[3]);
+/* Area of the intersection of two triangles. */
+double gamut_intersection_area(const GamutPoint a[3], const GamutPoint b[3]);
+
+typedef struct GamutFigures {
+        double coverage;  /* share of the reference's area that the gamut covers, 0..1 */
+        double relative;  /* the gamut's area over the reference's (can exceed 1) */
+} GamutFigures;
+
+/* Coverage and relative area of gamut against reference, in xy (uv false) or u'v' (true). */
+GamutFigures gamut_compare(const GamutPoint gamut_xy[3], const GamutPoint reference_xy[3], int uv);
+
+/* The spectral locus: CIE 1931 xy of 380, 390, ..., 700 nm (GAMUT_LOCUS_POINTS points). */
+#define GAMUT_LOCUS_POINTS 33
+const GamutPoint *gamut_spectral_locus(void);
