@@ -19,6 +19,7 @@ static const Verb verbs[] = {
         { "export", "[--state-dir DIR] [FILE]", "Write the whole store as JSON", verb_export },
         { "import", "[--state-dir DIR] FILE", "Load a store written by export", verb_import },
         /* the daemon's verbs (colormgr's, same arguments); each takes --json and --help */
+        { "doctor", "[DEVICE]", "Which profile applications get for each device, and why", verb_doctor },
         { "status", "", "Daemon version and how many devices, profiles, sensors", verb_status },
         { "get-devices", "", "List the devices", verb_get_devices },
         { "get-devices-by-kind", "KIND", "List the devices of one kind", verb_get_devices_by_kind },

@@ -38,3 +38,4 @@ int verb_lookup(int argc, char **argv);                      /* verb-bus-device.
 int verb_get_sensor_reading(int argc, char **argv);          /* verb-bus-sensor.c */
 int verb_create_virtual_device(int argc, char **argv);       /* verb-virtual.c */
 int verb_gamut(int argc, char **argv);                       /* verb-gamut.c */
+int verb_doctor(int argc, char **argv);                      /* verb-doctor.c */

@@ -218,7 +218,9 @@ class TinctEnv:
         if not tinctd:
             raise HarnessError("TINCTD is not set (meson sets it; or set "
                                "TINCT_TEST_DAEMON=colord)")
-        cmd = [tinctd, "--state-dir", self.state_dir, "--ready-fd", str(ready_fd)]
+        # --no-udev: the machine's own displays and USB devices are not the test's (the C
+        # harness does the same; tests of discovery give a fake tree).
+        cmd = [tinctd, "--state-dir", self.state_dir, "--no-udev", "--ready-fd", str(ready_fd)]
         for d in self.profile_dirs:
             cmd += ["--profile-dir", d]
         if os.environ.get("TINCT_TEST_VERBOSE"):
