@@ -9,7 +9,8 @@ packages=(
         dbus-daemon python3 python3-dbus python3-gi gir1.2-colord-1.0 colord util-linux systemd
         cups-daemon cups-client
 )
-[ "${1:-}" = "--bench" ] && packages+=(valgrind)
+# valgrind runs the bus tests' daemon under memcheck in run-tests too.
+packages+=(valgrind)
 
 missing=()
 for p in "${packages[@]}"; do

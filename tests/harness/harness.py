@@ -220,7 +220,8 @@ class TinctEnv:
                                "TINCT_TEST_DAEMON=colord)")
         # --no-udev: the machine's own displays and USB devices are not the test's (the C
         # harness does the same; tests of discovery give a fake tree).
-        cmd = [tinctd, "--state-dir", self.state_dir, "--no-udev", "--ready-fd", str(ready_fd)]
+        cmd = os.environ.get("TINCT_DAEMON_WRAPPER", "").split() + [
+            tinctd, "--state-dir", self.state_dir, "--no-udev", "--ready-fd", str(ready_fd)]
         for d in self.profile_dirs:
             cmd += ["--profile-dir", d]
         if os.environ.get("TINCT_TEST_VERBOSE"):
