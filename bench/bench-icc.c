@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tinct-bench-icc DIR COUNT [FIRST]: writes COUNT distinct, valid ICC profiles into DIR
  * (bench-NNNNNN.icc, numbered from FIRST), for the startup benchmark's profile
  * directories.

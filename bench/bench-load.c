@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tinct-bench-load: a D-Bus load generator for any daemon that speaks colord's API
  * (org.freedesktop.ColorManager) on the bus named by DBUS_SYSTEM_BUS_ADDRESS.
  *

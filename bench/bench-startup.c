@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tinct-bench-startup: starts a colour daemon (tinctd, or Debian's colord in a private
  * mount namespace) on the bus in $DBUS_SYSTEM_BUS_ADDRESS and measures
  *  - the time from fork() to the bus name appearing (NameOwnerChanged), to tinctd's

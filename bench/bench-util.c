@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Clock, statistics, /proc memory figures and RESULT lines for the benchmarks (see
  * bench-util.h). Nothing here measures anything by itself. */
 

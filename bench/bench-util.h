@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Helpers shared by the benchmark programs: the monotonic clock, latency statistics
  * (median, p99 over a sorted sample array), reading a process's memory figures from
  * /proc/PID/status, and the one output format every program uses:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """bench/report.py RESULTS_DIR: turns raw-tinctd.txt and raw-colord.txt (RESULT lines
 from the bench programs) into summary.txt, the side-by-side table with ratios and the
 targets, and latency-vs-objects.svg, a hand-written SVG chart of median and p99 latency

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/run-bench.sh: tinctd against Debian's colord, side by side, in one run.
 #
 #     sudo bench/run-bench.sh [--quick] [--no-colord]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for the EDID parser: any bytes must parse or be refused, never crash or
  * read outside the buffer. Besides edid_parse() it walks everything the tools print from the
  * result (names, data blocks), since those read the struct the input shaped. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for the ICC reader (src/icc/icc-info.c): any bytes must be read or refused
  * cleanly, never crash or read outside the buffer. The full parse runs, warnings included,
  * because those drive lcms2's transform code with whatever the input described. The result

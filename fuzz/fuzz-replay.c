@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Replay runner shared by every fuzz target: a main() that feeds each regular file of the
  * directories (or files) on the command line to the target's LLVMFuzzerTestOneInput(), so a
  * target's corpus runs as an ordinary test in every build, sanitizers included, without

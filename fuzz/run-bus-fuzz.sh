@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The D-Bus fuzzer at scale: CALLS (default 1000000) random calls against tinctd on a private
 # bus, half as root and half as nobody, in the developer build (build/, made if missing).
 # Prints the call rate, the daemon's RSS after the warm-up and at the end, and SQLite's

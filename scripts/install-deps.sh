@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Installs the Debian 12 packages tinct needs to build, test and demo — only those missing.
 # Usage: scripts/install-deps.sh [--bench]
 set -euo pipefail

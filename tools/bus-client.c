@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bus-client: the connection, call, argument and printing helpers of tinct's bus verbs
  * (see bus-client.h). Values are read generically from the reply's signature, so every
  * property prints with its D-Bus type (numbers as numbers, booleans as booleans) without a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bus-client: what tinct's bus verbs (verb-bus*.c) share. The verbs' command line
  * ([--json] [--soft] ARGS), the connection to the system bus, method calls that report the
  * daemon's D-Bus error (name and message) on stderr, colormgr's ID|PATH argument rule, and

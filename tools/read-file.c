@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* read-file: see read-file.h. */
 #include "read-file.h"
 

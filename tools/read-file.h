@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Reading a whole (ICC) file into memory for the CLI's offline checks. */
 #pragma once
 

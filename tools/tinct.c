@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tinct: the command-line client. A table of verbs, one function each (verbs.h). */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tinct's device verbs (colormgr's device-* verbs, spec §3, §5, §14.1) and our own `lookup`,
  * which builds the printing stack's qualifier fallback list (§5.4) and says which entry of
  * it matched. DEVICE and PROFILE arguments follow colormgr: an object path is used as it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tinct get-sensor-reading [CAP]: colormgr's sensor reading (spec §6, §14.1). For every
  * sensor: Lock, GetSample(CAP), Unlock (also after a failed sample, so the sensor is not
  * left locked until our connection closes). Output conventions as in verb-bus.c; --json

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tinct's manager-level bus verbs, as colormgr has them (spec §14.1): listing and finding
  * devices, profiles and sensors, the standard spaces, creating and deleting devices and
  * profiles, setting a profile property; plus our own `status`. Device verbs are in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tinct doctor [--json] [DEVICE]: for each device, which profile an application gets and
  * why, in plain sentences — what a support engineer asks first. Everything comes from the
  * daemon's public interface (the same calls applications make), plus a look at whether the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* `tinct edid-info [--json] FILE` and `tinct edid-profile FILE -o OUT.icc`: the offline EDID
  * verbs. edid-info prints what src/edid parses; its --json form uses the key names and value
  * conventions of the corpus references (schema edid-ref/1, shared/corpus/README.md), so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tinct gamut [--json] FILE... [--svg OUT]: how much of sRGB, Display P3, Adobe RGB and
  * BT.2020 each RGB profile covers, and its size against each, in CIE 1931 xy and CIE 1976
  * u'v' (both printed, each labelled), as triangles of the primaries. The arithmetic is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tinct icc-info: prints what the daemon would read from an ICC profile (src/icc), as text or
  * as JSON for scripts (src/icc/check-corpus.py compares it with the corpus references).
  * Offline only: it never talks to the daemon. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tinct export / tinct import: the store as JSON, offline (straight on the SQLite file, not
  * through the daemon). Export takes one consistent snapshot and may run while tinctd runs.
  * Import replaces the store's content in one transaction; run it with tinctd stopped, since

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tinct create-virtual-device PROFILE [KIND]: a soft-proofing target (a "virtual" device,
  * spec §3.4) made from one ICC profile in one command, and kept across restarts.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Every verb of the tinct command line. Each returns an exit status (0 success). argv[0] is
  * the verb name. Verbs that talk to the daemon live in verb-bus*.c; offline ones beside. */
 #pragma once

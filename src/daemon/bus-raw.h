@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The bytes of a received message, for the one case sd-bus cannot read (see dbus-wire.h).
  * sd-bus offers no access to a message's wire form, but it can forward a sealed message on
  * another connection unchanged; we forward it over a private socket pair to ourselves and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Puts the registry on the bus: the manager object, one fallback vtable per object kind
  * with a hash-map lookup, node enumerators for introspection, and the NameOwnerChanged
  * match that ends the temp objects, inhibits and locks of clients that leave. */

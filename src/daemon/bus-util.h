@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Marshalling helpers shared by the vtable files. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Bus-side entry points shared between the model files and the vtable files: object
  * registration and the signal helpers the model calls after it has changed state. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Device objects on the bus: one fallback vtable under /org/freedesktop/ColorManager/devices
  * whose find callback maps a path to its Device. Every change emits PropertiesChanged
  * (with the normalised, correctly typed value) before the method's reply (spec §1.2). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Device state and relation rules. Emitting signals is the caller's job (device-dbus.c,
  * manager.c): every function here only changes the model and says what changed. */
 #include "device.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A colour-managed device: its properties, its ordered profile relations and the rules
  * for ordering and qualifier lookup (spec §3, §5). No bus code here: device-dbus.c has it. */
 #pragma once

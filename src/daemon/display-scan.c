@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Connector naming, id assignment and the scan diff for display discovery (no I/O). */
 #include "display-scan.h"
 

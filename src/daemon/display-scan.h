@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The pure part of display discovery: connector names, which connectors are built-in
  * panels, the device id each connected display gets (identical monitors made distinct),
  * and the diff between two scans. The sysfs reading, the inotify and udev watches and the

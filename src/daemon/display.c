@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Display discovery (see display.h): reading the DRM connectors from sysfs, making the
  * display devices and their EDID profiles, and the two watches (sd-device monitor for a real
  * sysfs, inotify for a fake one). The naming and diff rules are in display-scan.c. */

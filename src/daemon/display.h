@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Display discovery: every connected DRM connector with a usable EDID becomes a display
  * device owned by the daemon (kind display, scope normal, owner 0, id as GNOME and colord-kde
  * make it, spec §9.4), with an ICC profile generated from its EDID attached soft unless a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The pure part of watching profile directories: compare two listings of files by identity
  * (path, size, mtime, inode) and say what was added, removed or changed. The inotify side
  * only says "something changed"; the caller rescans and diffs (as dbus-broker does), which

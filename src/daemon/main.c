@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tinctd: parse the command line, load the registry, take the bus name, run the loop.
  * The command line is a contract with tests and benchmarks (docs/ARCHITECTURE.md). */
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The manager object /org/freedesktop/ColorManager: its vtable, method handlers and the
  * registration of every other vtable. Handlers validate everything before they change
  * anything, so a failed call leaves no trace (spec §16.5). */

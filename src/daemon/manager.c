@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Registry state: lookups, object lifetimes and automatic assignment (spec §5.5).
  * Lookups go through hash maps so cost does not grow with the number of objects. */
 #include "manager.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The daemon's registry: every device, profile and sensor, the lookups over them, the
  * rules that tie them together (automatic assignment, scope lifetimes) and the store.
  * The bus vtables live in *-dbus.c; this file pair holds state and invariants. */

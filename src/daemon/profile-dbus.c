@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Profile objects on the bus: one fallback vtable under .../profiles. Title is per user
  * (spec §4.3): its getter answers with the caller's own title when one is stored. */
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Reading ICC bytes for a profile object: from a client's fd, from a named file, or from
  * a file the daemon found itself. Bytes are copied, never mapped, so a client that later
  * truncates its file cannot crash the daemon (spec §16.24). */

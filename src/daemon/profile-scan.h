@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Discovery of ICC files in the profile directories (spec §8) and watching them.
  *
  * A walk goes to depth 2 below each root; bad files and too-deep directories are skipped one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A profile's Warnings (spec §4.7) take several colour transforms: about a millisecond per
  * profile, nearly all of a cold start at 5000 profiles. So the startup scan registers
  * profiles without them. They are computed when first asked for (the Warnings property,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Profile state: properties, ICC facts, standard-space knowledge, and the back-references
  * to devices that hold it. Signals are the caller's job. */
 #include "profile.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A colour profile object: an ICC file the daemon found or a client registered, or a
  * virtual profile without a file (spec §4). No bus code here: profile-dbus.c has it. */
 #pragma once

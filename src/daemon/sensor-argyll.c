@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The argyll driver (see sensor-argyll.h). A reading runs in two steps, both child
  * processes watched from the event loop so that no client waits for another:
  *  1. once per sensor, `spotread -?` lists the instrument ports; the one naming our device

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The argyll driver: readings from a real instrument through ArgyllCMS's spotread, run as
  * a child process while the sensor is locked (docs/colord-behaviour.md, "Sensors"). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Sensor objects on the bus (docs/colord-behaviour.md, "Sensors"). The dummy sensor's
  * GetSample answers after two seconds from a timer, a udev sensor's when spotread has read
  * the instrument; neither blocks other clients. Unlike colord (docs/compatibility.md), only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Sensor objects' state: making them, their end, and the answers to a reading (the bus
  * methods are sensor-dbus.c's, the argyll driver sensor-argyll.c's). */
 #include "sensor.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Colour sensors: the dummy of `--create-dummy-sensor` (docs/colord-behaviour.md,
  * "Sensors"), and the colorimeters udev finds (udev.c), which are read through ArgyllCMS's
  * spotread where Debian's argyll package is installed (sensor-argyll.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Parsing spotread's output (see spotread-parse.h). The strings are the ones ArgyllCMS
  * prints and colord's argyll module reacts to. */
 #include "spotread-parse.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What ArgyllCMS's `spotread` says, read line by line: the pure half of the argyll sensor
  * driver (sensor-argyll.c), unit-tested alone (docs/colord-behaviour.md, "Sensors"). */
 #pragma once

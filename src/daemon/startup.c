@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Start-up work done before the bus name is taken, so the first answer is complete:
  * DMI facts, profile discovery, disk devices from the store, the dummy sensor. Each
  * step failing on one item skips that item only (colord stops everything: §16.1). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for display-scan.c: connector names, embedded panels, ids for identical
  * monitors (and their alias), and the scan diff. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit test for the rescan-and-diff logic of the profile directory watch. */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for spotread-parse.c, on output as spotread prints it. */
 #include <errno.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for udev-match.c: which udev devices become scanners, cameras and sensors,
  * and what they are called (docs/colord-behaviour.md, "Devices found through udev"). */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Which udev devices are ours and what they are called (see udev-match.h). The rules are
  * colord's (docs/colord-behaviour.md, "Devices found through udev"), with the differences listed in
  * docs/compatibility.md. */

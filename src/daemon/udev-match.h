@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The pure part of udev discovery: given what udev and sysfs say about one device, decide
  * whether it is a scanner, a camera, a colour sensor or nothing, and what it is called
  * (docs/colord-behaviour.md, "Devices found through udev"). Reading udev's database, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Reading one device's udev properties and sysfs attributes, from libsystemd's sd-device or
  * from a fake tree laid out as on a real system (see udev-source.h). */
 #include "udev-source.h"

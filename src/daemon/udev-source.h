@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Where a UdevInfo comes from: a real sd_device, or a fake tree for tests (--sysfs-root
  * ROOT: sysfs under ROOT/sys, udev's database under ROOT/run/udev/data, files named
  * c<major>:<minor> with E:KEY=VALUE lines as udevd writes them; docs/colord-behaviour.md). */

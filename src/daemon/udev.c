@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* udev discovery (see udev.h): the bus objects for what udev-match.c accepts, and the two
  * ways of hearing about hotplug. Every object is remembered by its sysfs path, which is
  * all a remove event is sure to carry. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* udev discovery: USB scanners, gphoto2 cameras (Devices) and colorimeters (Sensors) found
  * at start and followed as they come and go (docs/colord-behaviour.md, "Devices found
  * through udev"). What qualifies is udev-match.c's, where it is read from udev-source.c's.

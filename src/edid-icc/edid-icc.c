@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* EDID → ICC profile parameters, the display device id and the PNP vendor lookup (see
  * edid-icc.h for the choices). No profile building and no file writing here: icc-create and
  * the callers do those. */

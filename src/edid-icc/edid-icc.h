@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The mapping from a parsed EDID to the parameters of its ICC display profile, as colord and
  * GNOME make EDID profiles: description "Vendor Model", device manufacturer/model tags, and a
  * 'meta' dictionary with EDID_md5, EDID_manufacturer, EDID_model, EDID_serial, EDID_mnft,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Differential test of `tinct edid-info --json` against the EDID corpus references.
 
 Usage: check-corpus.py TINCT CORPUS_DIR

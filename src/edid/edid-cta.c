@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* CTA-861 extension block decoder (CTA-861-H, with CTA-861.3 for HDR static metadata): the
  * data block collection's shape, and the colour facts a colour manager needs: HDR static
  * metadata, colorimetry, and the vendor blocks that announce HDMI, HDMI Forum, HDR10+ and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Private interface between the EDID block walker (edid.c) and the per-extension decoders.
  * Not installed, not used outside src/edid. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Human-readable names for EDID blocks and CTA-861 fields, spelled as edid-decode spells them,
  * so `tinct edid-info` output can be compared with the reference corpus. Pure lookups: the
  * parser's struct stays numeric and these are only presentation. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* EDID base block decoder and extension walker (VESA E-EDID Standard, Release A Rev. 2, i.e.
  * EDID 1.4; fields that 1.0-1.3 define identically are read the same way).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A pure EDID parser: bytes in, a plain struct out. It decodes the base block (VESA E-EDID
  * 1.0-1.4), walks every extension block (tag and checksum), and reads the colour-related parts
  * of CTA-861 extensions (HDR static metadata, colorimetry, the vendor blocks that signal HDMI

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for the EDID parser: a few real EDIDs from the shared corpus checked field by
  * field, and hand-made malformed buffers (every truncation of a real file, bad checksums,
  * too many declared extensions, CTA offsets and lengths that point out of the block).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Corpus comparison for the ICC reader (src/icc/icc-info.c).
 
 Runs `tinct icc-info --json` over every profile in the ICC corpus and compares what it reports

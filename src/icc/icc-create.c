@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ICC v4 display profile creation (ICC.1:2010) from primaries, white point and gamma, with
  * lcms2 doing the matrix/shaper maths (including the Bradford adaptation to the D50 PCS and
  * the 'chad' tag) and the serialisation.

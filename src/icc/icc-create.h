@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Building an ICC v4 display profile in memory from a display's colorimetry (primaries,
  * white point, gamma), on top of lcms2: matrix/shaper, a 'meta' dictionary, optional 'lumi'.
  * The output is deterministic: same input, same bytes (fixed header date, computed profile

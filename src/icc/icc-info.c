@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ICC reader: what the daemon needs from a profile (spec §4.4) and the profile-check warnings
  * colord computes (§4.7), on top of lcms2.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Reading an ICC profile into the facts colord exposes (spec §4.4, §4.7), on top of lcms2.
  * Bytes in, a plain struct out: no files, no bus, no SQL, no logging. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* RGB primaries of a profile (see icc-primaries.h). Pure red, green and blue go through the
  * profile to XYZ with lcms2 (so matrix and LUT profiles are read alike), then the inverse of
  * 'chad' takes them back from D50. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The chromaticities of an RGB profile's primaries, for gamut figures (`tinct gamut`). Bytes
  * in, CIE 1931 xy out; no files, no bus. */
 #pragma once

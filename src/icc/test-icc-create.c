@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Tests for EDID → ICC profile creation (icc-create.c and the src/edid-icc glue): generated
  * profiles read back with lcms2 give the EDID's primaries (colorants adapted back from D50
  * through the 'chad' tag) within 0.001, two generations are byte-identical, the profile ID

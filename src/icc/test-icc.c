@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for the ICC reader (icc-info.c) on real profiles from the shared corpus, plus
  * edits of them made in memory: truncations, corrupted header and table bytes, dict strings.
  * The expected warnings were checked against libcolord 1.4.6 (CdIcc, lcms2 2.14) on Debian 12.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Several objects under one string key, found in O(1): devices that share an id (one per
  * owner), profiles that name the same file, profiles that ask for the same device. The
  * hashmap holds the first object of each key; each object links to the next, so the chain

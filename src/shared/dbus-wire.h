@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A minimal reader of the D-Bus wire format (D-Bus specification, "Message Format"), for
  * the one message sd-bus cannot read: CreateProfileWithFd with a handle that names no
  * passed fd (libcolord sends -1), where sd-bus refuses to read or skip the handle and so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Gamut arithmetic (see gamut.h). The intersection clips one triangle by the three edges of
  * the other (Sutherland–Hodgman: both are convex) and measures the polygon left. */
 #include "gamut.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Gamut arithmetic on chromaticity triangles: areas, the part of one triangle inside
  * another, CIE 1976 u'v', the CIE 1931 spectral locus. Pure maths, no files, no colour
  * library: `tinct gamut` (tools/verb-gamut.c) reads the primaries and prints these. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Chained hash table with power-of-two bucket counts, grown at load factor 1. */
 #include "hashmap.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A string-keyed hash table (separate chaining, seeded hash so clients cannot choose
  * colliding ids). Keys are borrowed: the caller keeps each key alive while it is stored,
  * normally because the key is a field of the stored value. */

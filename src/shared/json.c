@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Strict JSON reader and small writer (see json.h). Recursive descent with an explicit depth
  * bound, so hostile input cannot exhaust the stack. */
 #include "json.h"

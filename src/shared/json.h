@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A small JSON writer and a strict JSON reader (RFC 8259), enough for the store's export
  * format. The reader builds a tree; it rejects anything RFC 8259 does not allow (trailing
  * commas, comments, leading zeros, control characters and invalid UTF-8 in strings, lone

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Intrusive doubly linked list: O(1) unlink, creation order kept for GetDevices et al. */
 #pragma once
 

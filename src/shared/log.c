@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stderr logger. Messages below the threshold are dropped before formatting. */
 #include "log.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Logging to stderr with a level threshold. Used by the daemon, store and tools; the
  * parsers (src/edid, src/icc) never log: they return errors to their callers. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Small language helpers shared by every module: cleanup attributes, ownership hand-over,
  * array sizes. Nothing here allocates or does I/O. */
 #pragma once

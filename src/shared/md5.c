@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* MD5 written from the RFC 1321 description: 64-byte blocks, four rounds of 16 steps. */
 #include "md5.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* MD5 (RFC 1321), needed for colord-compatible ids: ICC file checksums and EDID md5s.
  * Not used for anything security-relevant. */
 #pragma once

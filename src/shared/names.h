@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The naming and normalisation rules colord applies to ids and device properties
  * (spec §1.1, §3.3, Appendix A) and the string tables libcolord parses (§14.2).
  * Pure functions: no I/O, no bus. Every returned string is newly allocated. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A small ordered string→string dictionary for object metadata (a{ss} on the bus).
  * Insertion order is kept so replies are stable; lookups are linear because metadata
  * dictionaries are bounded to a few dozen entries by the daemon. */

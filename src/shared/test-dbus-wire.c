@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit test for the minimal D-Bus wire reader: a CreateProfileWithFd message built by hand
  * (little- and big-endian), then every truncation and every single-byte corruption of it,
  * which must be refused or read without going outside the buffer (run under ASan). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for gamut.c against figures worked out by hand from the primaries (shoelace
  * areas; sRGB lies wholly inside Display P3, so its coverage of P3 is the ratio of areas). */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for the bus-free helpers: hash table, list, strv, names, qualifier matching. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Minimal assertions for unit tests: a failed check prints where and aborts the test
  * program, which meson reports as a failure. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* UTF-8 validation, strict (no overlong forms, no surrogates, nothing above U+10FFFF), for
  * strings that reach SQLite, JSON or the bus. */
 #pragma once

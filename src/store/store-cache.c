@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The parsed-ICC cache: one row per file path holding the file's identity (size, mtime in
  * ns, inode) and the fields of its IccInfo, so a restart re-parses only files that changed.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* One-time import of colord's databases (spec §7): mapping.db (mappings_v2, and the legacy
  * mappings table) and storage.db (devices + properties_v2 for disk devices, Enabled rows for
  * any device id, per-user titles in properties_pu).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the store's own files (store.c, store-cache.c, store-colord.c, store-json.c) share:
  * the Store object, the table of prepared statements and the transaction helpers. Nothing
  * outside src/store includes this, apart from the store's unit test. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* JSON export and import of the store's content (not the profile cache, which is derived
  * from files and keyed by inode, so it means nothing on another machine).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Profiles of scope "disk": what CreateProfile was given (id, owner, properties, the ICC
  * bytes), so the daemon re-creates them at every start before devices come back. */
 #include "store-internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The store's core: opening tinct.db (pragmas, integrity check, recovery from backups,
  * schema migrations), rotating backups, the prepared-statement cache and transactions, and
  * the small tables (mappings, disk devices, Enabled flags, per-user titles).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The persistent store: one SQLite database under the state directory holding device ↔
  * profile mappings, devices of scope "disk" with their properties, per-device Enabled flags,
  * per-user profile titles and a cache of parsed ICC metadata. Prepared statements only;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for src/store on real SQLite files in temporary directories: every API,
  * persistence, the v1 → v2 migration, recovery from damaged files, colord's real databases
  * (tests/data/colord-db, written by Debian's colord 1.4.6), the ICC cache, JSON export and

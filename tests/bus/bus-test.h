@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Shared conveniences of the bus tests (tests/bus): a tiny runner, key/value literals,
  * the property type tables from the introspection XML, and expectations that differ
  * between tinctd and colord. Everything talks to the daemon over the bus through

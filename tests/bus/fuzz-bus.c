@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A D-Bus fuzzer of our own: N random calls against tinctd on the private bus (tests/harness),
  * half as root and half as nobody (uid 65534). Each call picks a method of colord's interface
  * (or a wrong member), on the manager, a live object, or a made-up path; with the right

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* File-system helpers of the profile-watch, restart and CLI tests: reading and writing
  * files the ways real writers do (in place, atomically, moved in), a monotonic clock for
  * the watch delays, ICC profile ids, crafting an ICC file with a 'meta' dictionary

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Bus tests of authorization (spec §12, §1.1): root never asks polkit; an unprivileged
  * caller (uid 65534) is checked with the right action id per method, with subject
  * system-bus-name = its unique name, flags 1, cancellation id ""; answers allow / deny /

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tinctd as the systemd unit runs it: its own unprivileged user, and as much of the unit's
  * sandbox as can be applied here without systemd (tests/harness: a private mount namespace
  * with / read-only except the state directory, no capabilities, no supplementary groups,

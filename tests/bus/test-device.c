@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Bus tests of the Device interface (spec §3): every property with its exact type, the
  * property normalisation of §3.3, SetProperty limits, AddProfile/RemoveProfile/
  * MakeProfileDefault/GetProfileRelation errors, SetEnabled, ProfilingInhibit and

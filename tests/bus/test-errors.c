@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Bus tests of bad input (spec §1.4, §2.2, §3.3, §4.2, §16.5): wrong signatures sent by
  * hand (InvalidArgs), unknown methods, interfaces and properties, read-only properties,
  * over-long keys and values, a huge id, CreateProfile with a missing Filename, an fd

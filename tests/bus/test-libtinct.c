@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libtinct (src/lib) against the daemon on the private bus: finding devices by id and by
  * property, the profile file of a display (default) and of a printer (the qualifier
  * fallback), the answers for a device without a profile and for a profile without a file,

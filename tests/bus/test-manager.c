@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Bus tests of the manager interface (spec §2): properties, the Get and Find lookups,
  * CreateDevice/DeleteDevice/CreateProfile/DeleteProfile and their error paths, object
  * path escaping, no ghost objects after a failed create, GetStandardSpace only from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Bus tests of persistence across a daemon restart (spec §7, §3.4, §16.6-7): disk
  * devices come back (Mode virtual, Owner 0, Kind kept, properties kept, Enabled not in
  * Metadata), temp and normal ones do not, hard mappings and removal markers and the

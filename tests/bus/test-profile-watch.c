@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Bus tests of the profile directory watch (spec §8.4, issue 3): real ICC files written
  * into a watched --profile-dir the ways writers do (cp in place, atomic temp+rename, moved
  * in, renamed inside, rewritten with other bytes, deleted, new sub-directories, too-deep

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Bus tests of device-profile relations (spec §5): the Profiles ordering (hard, then
  * soft non-EDID, then soft EDID, newest first), GetProfileForQualifiers with the
  * cups-filters fallback list of §5.4, hard-before-soft, wildcards on either side,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Bus tests of what survives a daemon restart (spec §7.3, §5.5, issue 3), each with its own
  * harness (state and profile dirs in a temp dir) and real restarts (SIGTERM, clean exit,
  * start again on the same state):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Bus tests of the dummy sensor (--create-dummy-sensor, spec §6): properties and types,
  * Lock/Unlock and their errors, GetSample (two State changes and ButtonPressed before
  * the reply, the sRGB->XYZ value), ambient, SetOptions, GetSpectrum, the lock being

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Bus tests of signals (spec §1.2, §2.3, §3.2, §4.2): every change is announced by
  * PropertiesChanged (with the introspected value types and normalised values) and the
  * object/manager signals BEFORE the reply of the method that caused it; calls that

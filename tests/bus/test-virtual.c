@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Bus tests of virtual devices (soft-proofing targets, spec §3.4) across daemon restarts,
  * as `tinct create-virtual-device` makes them: CreateDevice(scope disk, Mode virtual, Kind,
  * Colorspace, Vendor, Model) plus AddProfile hard, for a disk profile (CreateProfileWithFd,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The CLI's offline store verbs against state made by a real daemon run (issue 3):
  * tinct export of that state → tinct import into an empty directory → tinct export again
  * is byte-identical (to a file and to stdout); malformed JSON in many shapes is refused

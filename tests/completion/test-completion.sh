@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The bash completion of tinct (data/bash-completion/tinct): verbs from the binary's own
 # help, scopes for create-device, files for file verbs. No daemon is needed for these.
 # Usage: test-completion.sh COMPLETION_FILE TINCT_BINARY

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Test harness: private system bus + fake polkit + the daemon under test, in one
  * temporary directory, and the sd-bus helpers the bus tests share. See harness.h for
  * the contract. Limits: one harness per test process at a time; aborts (rather than

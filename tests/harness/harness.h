@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Test harness for the bus tests: a private system bus (dbus-daemon with
  * tests/harness/dbus-system.conf.in), an optional fake polkit authority
  * (tests/harness/fake-polkit.py) and the daemon under test, all inside one temporary

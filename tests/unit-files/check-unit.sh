@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The generated systemd unit: systemd-analyze's offline exposure score at most 1.5 (the
 # security issue's bar; colord.service scores 9.0), the daemon's own user, and the settings
 # whose absence would break the daemon (comments in data/systemd/tinct.service.in).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Makes mapping.db and storage.db fixtures by driving Debian's real colord (1.4.6) with its
 # own clients, so the colord import in src/store is tested on files colord itself wrote.
 #
