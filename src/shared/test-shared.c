@@ -239,11 +239,34 @@ static void test_qualifier(void) {
         assert_se(!qualifier_match("R*.*.*", "RGB.Plain.300dpi"));
 }
 
+/* Found by fuzz-json's line check: each value's line was counted from the start of the
+ * input, quadratic in its size (a 1 MB import took minutes). 400 000 values, one per line,
+ * must parse within the test's timeout and keep their line numbers. */
+static void test_json_lines(void) {
+        const unsigned n = 400000;
+        size_t size = 2 + (size_t) n * 3, at = 0;
+        char *doc = malloc(size);
+        assert_se(doc);
+        doc[at++] = '[';
+        for (unsigned i = 0; i < n; i++) {
+                doc[at++] = '\n';
+                doc[at++] = '7';
+                doc[at++] = i + 1 < n ? ',' : '\n';
+        }
+        doc[at++] = ']';
+        _cleanup_(json_value_freep) JsonValue *v = NULL;
+        assert_se(json_parse(doc, at, &v, NULL) == 0);
+        assert_se(v->line == 1 && v->n == n);
+        assert_se(v->items[0]->line == 2 && v->items[n - 1]->line == n + 1);
+        free(doc);
+}
+
 int main(void) {
         test_hashmap();
         test_list();
         test_chain_index();
         test_json_writer();
+        test_json_lines();
         test_strv();
         test_names();
         test_md5();
