@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for the minimal D-Bus wire reader (src/shared/dbus-wire.c). Any bytes:
  * dbus_wire_open() accepts or refuses; when it accepts, the body is walked by its own
  * signature (s, o, g-less basic types, u, h, a{ss}) and the way the daemon reads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for the EDID → ICC generator (src/edid-icc + src/icc/icc-create.c): any
  * bytes that parse as an EDID go through the same steps as the daemon's and `tinct
  * edid-profile`'s, then the profile is read back by src/icc. Checked: params_init succeeds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for the strict JSON reader (src/shared/json.c), which the store's import
  * feeds with user files. Any bytes are parsed or refused with a "line L, column C: ..."
  * message. An accepted document is checked for what json.h promises (valid UTF-8 strings

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for the naming rules (src/shared/names.c). The input, cut at its first
  * NUL, is a string (an id, a vendor, a model...). Checked, as names.h promises:
  * escape_path_element gives a string of the same length made only of [A-Za-z0-9_] (a valid

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for qualifier matching (src/shared/qualifier.c). The input is split at
  * its first NUL byte into a query and a profile qualifier (no NUL: the profile has none).
  * Checked against the rules of qualifier.h: results are deterministic; a qualifier always

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Runs the libFuzzer targets of fuzz/ for MINUTES each and prints, per target, the exec
 # count, exec/s, coverage (libFuzzer's cov/ft), seed and final corpus sizes (files) and
 # crashes found.

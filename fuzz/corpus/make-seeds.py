@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Writes the small seed corpora of fuzz/corpus/<target>/ (the files are checked in; rerun
 # after changing this script). Seeds are hand-made: a few valid inputs of each format and a
 # few near misses, so the fuzzer starts past the first checks.
