@@ -5,6 +5,9 @@
  * tests/harness. */
 #pragma once
 
+#include <stdarg.h>
+#include <stdio.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,17 @@
 #include "tests.h"
 
 /* A NULL-terminated key/value list literal: KV("Model", "X", "Serial", "Y") */
+/* asprintf() that cannot fail (the test aborts instead). */
+static inline char *xasprintf(const char *fmt, ...) _printf_(1, 2);
+static inline char *xasprintf(const char *fmt, ...) {
+        va_list ap;
+        char *s;
+        va_start(ap, fmt);
+        assert_se(vasprintf(&s, fmt, ap) >= 0);
+        va_end(ap);
+        return s;
+}
+
 #define KV(...) ((const char *const[]) { __VA_ARGS__, NULL })
 #define NO_KV ((const char *const *) NULL)
 

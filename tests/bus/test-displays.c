@@ -31,16 +31,6 @@
 static char *root;      /* the fake filesystem root */
 static char *drm_dir;
 
-static char *xasprintf(const char *fmt, ...) _printf_(1, 2);
-static char *xasprintf(const char *fmt, ...) {
-        va_list ap;
-        char *s;
-        va_start(ap, fmt);
-        assert_se(vasprintf(&s, fmt, ap) >= 0);
-        va_end(ap);
-        return s;
-}
-
 static uint8_t *read_all(const char *path, size_t *ret_size) {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
         struct stat st;

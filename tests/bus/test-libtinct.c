@@ -10,16 +10,6 @@
 
 #include "bus-test.h"
 
-static char *xasprintf(const char *fmt, ...) _printf_(1, 2);
-static char *xasprintf(const char *fmt, ...) {
-        va_list ap;
-        char *s;
-        va_start(ap, fmt);
-        assert_se(vasprintf(&s, fmt, ap) >= 0);
-        va_end(ap);
-        return s;
-}
-
 typedef struct Fixture {
         char *monitor, *bare, *printer;      /* device paths */
         char *monitor_icc, *glossy_icc;      /* files */

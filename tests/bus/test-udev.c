@@ -36,16 +36,6 @@
 
 static char *root;
 
-static char *xasprintf(const char *fmt, ...) _printf_(1, 2);
-static char *xasprintf(const char *fmt, ...) {
-        va_list ap;
-        char *s;
-        va_start(ap, fmt);
-        assert_se(vasprintf(&s, fmt, ap) >= 0);
-        va_end(ap);
-        return s;
-}
-
 static void write_file(const char *path, const char *text) {
         _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         assert_se(fd >= 0);
