@@ -60,6 +60,11 @@ int verb_device_add_profile(int argc, char **argv) {
                                    "or soft (automatic) with --soft.", BUS_ARGS_SOFT);
 }
 
+int verb_device_remove_profile(int argc, char **argv) {
+        return device_profile_call(argc, argv, "RemoveProfile",
+                                   "Takes a profile off a device (the stored mapping is forgotten too).", 0);
+}
+
 int verb_device_make_profile_default(int argc, char **argv) {
         return device_profile_call(argc, argv, "MakeProfileDefault",
                                    "Makes a profile already on the device its default (it becomes hard).", 0);

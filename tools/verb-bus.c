@@ -192,6 +192,21 @@ int verb_profile_set_property(int argc, char **argv) {
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+int verb_profile_install_system_wide(int argc, char **argv) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_free_ char *path = NULL;
+        BusArgs a;
+        int r = bus_args_parse(argc, argv, "ID|PATH",
+                               "Copies a profile's file into the daemon's system-wide directory, for every user.", 1, 1,
+                               0, &a);
+        if (r <= 0)
+                return bus_args_exit(r);
+        if (bus_connect(&bus) < 0 || bus_resolve(bus, BUS_OBJECT_PROFILE, a.args[0], &path) < 0)
+                return EXIT_FAILURE;
+        r = bus_call(bus, path, CM_IFACE_PROFILE, "InstallSystemWide", NULL, NULL);
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 /* tinct status: the manager's properties and how many objects of each kind it holds. */
 int verb_status(int argc, char **argv) {
         static const struct {

@@ -24,9 +24,11 @@ int verb_create_profile(int argc, char **argv);              /* verb-bus.c */
 int verb_delete_device(int argc, char **argv);               /* verb-bus.c */
 int verb_delete_profile(int argc, char **argv);              /* verb-bus.c */
 int verb_profile_set_property(int argc, char **argv);        /* verb-bus.c */
+int verb_profile_install_system_wide(int argc, char **argv); /* verb-bus.c */
 int verb_status(int argc, char **argv);                      /* verb-bus.c */
 int verb_device_add_profile(int argc, char **argv);          /* verb-bus-device.c */
 int verb_device_make_profile_default(int argc, char **argv); /* verb-bus-device.c */
+int verb_device_remove_profile(int argc, char **argv);       /* verb-bus-device.c */
 int verb_device_get_default_profile(int argc, char **argv);  /* verb-bus-device.c */
 int verb_device_get_profile_for_qualifier(int argc, char **argv); /* verb-bus-device.c */
 int verb_device_set_model(int argc, char **argv);            /* verb-bus-device.c */

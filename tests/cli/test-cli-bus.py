@@ -444,9 +444,40 @@ def virtual():
               "no daemon: %r %r" % (r.returncode, r.stderr))
 
 
+def remove_and_install():
+    """device-remove-profile takes a profile off a device (and its mapping: a new device of
+    that id gets nothing back); profile-install-system-wide copies a profile's file into
+    the daemon's state directory, a second time refused with the daemon's error"""
+    with TinctEnv(polkit="allow") as env:
+        src = copy_to(env, SRGB, "to-install.icc")
+        tinct(env, "create-device", "cups-Remove", "normal", "printer")
+        env.run(["gdbus", "call", "--system", "-d", "org.freedesktop.ColorManager", "-o", M, "-m",
+                 "org.freedesktop.ColorManager.CreateProfile", "rm-prof", "normal", "{'Filename': '%s'}" % src],
+                check=True)
+        tinct(env, "device-add-profile", "cups-Remove", "rm-prof")
+        check_eq(len(tinct_json(env, "find-device", "cups-Remove")["Profiles"]), 1, "profile added")
+        tinct(env, "device-remove-profile", "cups-Remove", "rm-prof")
+        check_eq(tinct_json(env, "find-device", "cups-Remove")["Profiles"], [], "profile removed")
+        r = tinct(env, "device-remove-profile", "cups-Remove", "rm-prof", rc=1)
+        check("ProfileDoesNotExist" in r.stderr or "NotFound" in r.stderr, "removing it again: %r" % r.stderr)
+        tinct(env, "delete-device", "cups-Remove")
+        tinct(env, "create-device", "cups-Remove", "normal", "printer")
+        check_eq(tinct_json(env, "find-device", "cups-Remove")["Profiles"], [], "the mapping went with it")
+
+        tinct(env, "profile-install-system-wide", "rm-prof")
+        installed = os.path.join(env.state_dir, "icc", "to-install.icc")
+        check(os.path.exists(installed), "installed into the state directory")
+        with open(installed, "rb") as a, open(src, "rb") as b:
+            check(a.read() == b.read(), "the same bytes")
+        r = tinct(env, "profile-install-system-wide", "rm-prof", rc=1)
+        check("FailedToWrite" in r.stderr, "a second install is refused: %r" % r.stderr)
+        tinct(env, "profile-install-system-wide", rc=2)
+
+
 def main():
     failed = 0
-    for t in (session, errors, virtual):
+    tests = (session, errors, virtual, remove_and_install)
+    for t in tests:
         print("test %s" % t.__name__, flush=True)
         try:
             t()
@@ -455,7 +486,7 @@ def main():
             failed += 1
             traceback.print_exc()
             print("FAIL %s" % t.__name__, flush=True)
-    print("%d passed, %d failed" % (3 - failed, failed))
+    print("%d passed, %d failed" % (len(tests) - failed, failed))
     return 1 if failed else 0
 
 
