@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
         meson ninja-build pkg-config gcc clang libclang-rt-14-dev
-        libsystemd-dev libsqlite3-dev liblcms2-dev
+        libsystemd-dev libsqlite3-dev liblcms2-dev libseccomp-dev
         dbus-daemon python3 python3-dbus python3-gi gir1.2-colord-1.0 colord util-linux systemd
         cups-daemon cups-client
 )

@@ -23,6 +23,7 @@
 #include "icc-info.h"
 #include "log.h"
 #include "md5.h"
+#include "parser.h"
 #include "profile-load.h"
 #include "profile-warnings.h"
 #include "profile.h"
@@ -151,9 +152,10 @@ static int read_connector(DisplayWatch *w, const char *name, DisplayList *into) 
                 log_debug("%s: connected, but no EDID yet", name);
                 return 0;
         }
-        r = edid_parse(edid, size, &e);
+        _cleanup_free_ char *why = NULL;
+        r = parser_edid(w->manager->parser, edid, size, &e, &why);
         if (r < 0) {
-                log_notice("%s: ignoring the display, its EDID is not usable: %s", name, edid_strerror(r));
+                log_notice("%s: ignoring the display, its EDID is not usable: %s", name, why ? why : edid_strerror(r));
                 return 0;
         }
         vendor = vendor_name(w, e->manufacturer);
@@ -267,7 +269,7 @@ static Profile *edid_profile(DisplayWatch *w, const DisplayConnector *c, const E
                 log_warning_errno(r, "Cannot write %s: %m", path);
                 return NULL;
         }
-        r = icc_info_parse(data, size, &info, &why);
+        r = parser_icc_info(m->parser, data, size, 0, &info, &why);
         if (r < 0) {
                 log_warning("%s: generated profile does not read back: %s", path, strempty(why));
                 return NULL;
@@ -378,7 +380,7 @@ static int add_display(DisplayWatch *w, DisplayConnector *c) {
         EdidIccParams params;
         int r;
 
-        r = edid_parse(c->edid, c->edid_size, &e);
+        r = parser_edid(m->parser, c->edid, c->edid_size, &e, NULL);
         if (r < 0)
                 return r;
         path = manager_object_path(m, DEVICE_PATH_PREFIX, c->id, 0);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <systemd/sd-daemon.h>
 
 #include "daemon-dbus.h"
@@ -23,6 +24,8 @@ static const char *const default_profile_dirs[] = {
 };
 
 #define DEFAULT_COLORD_DIR "/var/lib/colord"
+/* Generous: the biggest valid profiles (64 MiB) parse in well under a second. */
+#define DEFAULT_PARSE_TIMEOUT_SEC 10.0
 #define BACKUP_INTERVAL_USEC (3600ULL * 1000000ULL)
 
 static int ready_fd = -1;
@@ -36,17 +39,32 @@ static void help(void) {
                "  --no-udev              no device discovery\n"
                "  --create-dummy-sensor  add the dummy colour sensor\n"
                "  --polkit-timeout SEC   deny when polkit has not answered by then (default 20)\n"
+               "  --parse-helper PATH    the parser process (default: tinct-parse beside tinctd)\n"
+               "  --parse-timeout SEC    a parse that takes longer fails (default %g)\n"
                "  --import-colord DIR    import colord's databases from DIR once (default: %s,\n"
                "                         only with the default state directory)\n"
                "  --ready-fd FD          write READY=1 to FD once the bus name is owned\n"
                "  -v, --verbose          debug logging\n"
                "  --version              print the version\n"
-               "  -h, --help             this text\n", DEFAULT_STATE_DIR, DEFAULT_COLORD_DIR);
+               "  -h, --help             this text\n", DEFAULT_STATE_DIR, DEFAULT_PARSE_TIMEOUT_SEC,
+               DEFAULT_COLORD_DIR);
+}
+
+/* tinct-parse sits beside tinctd, installed (libexecdir) and in the build tree alike. */
+static char *default_parse_helper(const char *argv0) {
+        const char *slash = strrchr(argv0, '/');
+        char *path = NULL;
+        if (slash && asprintf(&path, "%.*s/tinct-parse", (int) (slash - argv0), argv0) >= 0 &&
+            access(path, X_OK) == 0)
+                return path;
+        free(path);
+        return strdup(TINCT_LIBEXECDIR "/tinct-parse");
 }
 
 static int parse_argv(int argc, char **argv, ManagerConfig *cfg) {
         enum { ARG_STATE_DIR = 0x100, ARG_PROFILE_DIR, ARG_SYSFS_ROOT, ARG_NO_UDEV, ARG_DUMMY,
-               ARG_POLKIT_TIMEOUT, ARG_READY_FD, ARG_VERSION, ARG_IMPORT_COLORD };
+               ARG_POLKIT_TIMEOUT, ARG_READY_FD, ARG_VERSION, ARG_IMPORT_COLORD, ARG_PARSE_HELPER,
+               ARG_PARSE_TIMEOUT };
         static const struct option options[] = {
                 { "state-dir", required_argument, NULL, ARG_STATE_DIR },
                 { "profile-dir", required_argument, NULL, ARG_PROFILE_DIR },
@@ -56,6 +74,8 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg) {
                 { "polkit-timeout", required_argument, NULL, ARG_POLKIT_TIMEOUT },
                 { "ready-fd", required_argument, NULL, ARG_READY_FD },
                 { "import-colord", required_argument, NULL, ARG_IMPORT_COLORD },
+                { "parse-helper", required_argument, NULL, ARG_PARSE_HELPER },
+                { "parse-timeout", required_argument, NULL, ARG_PARSE_TIMEOUT },
                 { "verbose", no_argument, NULL, 'v' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 { "help", no_argument, NULL, 'h' },
@@ -65,6 +85,7 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg) {
         char *end;
 
         cfg->polkit_timeout_usec = 20 * 1000000ULL;
+        cfg->parse_timeout_usec = (uint64_t) (DEFAULT_PARSE_TIMEOUT_SEC * 1e6);
         while ((c = getopt_long(argc, argv, "vh", options, NULL)) >= 0)
                 switch (c) {
                 case ARG_STATE_DIR:
@@ -92,6 +113,19 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg) {
                                 return -EINVAL;
                         }
                         cfg->polkit_timeout_usec = (uint64_t) (s * 1e6);
+                        break;
+                }
+                case ARG_PARSE_HELPER:
+                        if (free_and_strdup(&cfg->parse_helper, optarg) < 0)
+                                return log_oom();
+                        break;
+                case ARG_PARSE_TIMEOUT: {
+                        double s = strtod(optarg, &end);
+                        if (*end || s <= 0 || s > 3600) {
+                                log_error("Invalid --parse-timeout: %s", optarg);
+                                return -EINVAL;
+                        }
+                        cfg->parse_timeout_usec = (uint64_t) (s * 1e6);
                         break;
                 }
                 case ARG_READY_FD:
@@ -127,6 +161,8 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg) {
                                 (!import_colord_dir && !(import_colord_dir = strdup(DEFAULT_COLORD_DIR)))))
                 return log_oom();
         if (!cfg->profile_dirs && !(cfg->profile_dirs = strv_copy((char **) default_profile_dirs)))
+                return log_oom();
+        if (!cfg->parse_helper && !(cfg->parse_helper = default_parse_helper(argv[0])))
                 return log_oom();
         /* Profiles installed system-wide land in STATE_DIR/icc; always watch it. */
         _cleanup_free_ char *own = NULL;

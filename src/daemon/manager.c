@@ -15,6 +15,7 @@
 #include "display.h"
 #include "log.h"
 #include "names.h"
+#include "parser.h"
 #include "profile-scan.h"
 #include "profile-warnings.h"
 #include "profile.h"
@@ -84,6 +85,9 @@ int manager_new(ManagerConfig *config, Manager **ret) {
                 return -ENOMEM;
         m->config = *config;
         *config = (ManagerConfig) { 0 };
+        int r = parser_new(m->config.parse_helper, m->config.parse_timeout_usec, &m->parser);
+        if (r < 0)
+                return r;
         m->daemon_uid = getuid();
         list_init(&m->devices);
         list_init(&m->profiles);
@@ -167,6 +171,8 @@ Manager *manager_free(Manager *m) {
         free(m->config.state_dir);
         strv_free(m->config.profile_dirs);
         free(m->config.sysfs_root);
+        free(m->config.parse_helper);
+        parser_free(m->parser);
         free(m->system_vendor);
         free(m->system_model);
         free(m);

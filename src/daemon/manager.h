@@ -47,6 +47,8 @@ typedef struct ManagerConfig {
         bool no_udev;
         bool create_dummy_sensor;
         uint64_t polkit_timeout_usec;
+        char *parse_helper;             /* tinct-parse (docs/sandbox.md) */
+        uint64_t parse_timeout_usec;
 } ManagerConfig;
 
 /* What the bus tells us about a client connection, cached per unique name. */
@@ -65,6 +67,7 @@ typedef struct Manager {
         sd_event *event;
         sd_bus *bus;
         Store *store;
+        struct Parser *parser;      /* every ICC and EDID parse goes through it (docs/sandbox.md) */
         ManagerConfig config;
         uid_t daemon_uid;
 

@@ -9,6 +9,7 @@
 #include "bus-errors.h"
 #include "icc-info.h"
 #include "log.h"
+#include "parser.h"
 
 int read_regular_fd(int fd, uint8_t **ret_data, size_t *ret_size) {
         struct stat st;
@@ -72,7 +73,7 @@ static int parse_into(Profile *p, uint8_t *data, size_t size, sd_bus_error *erro
 
         /* Warnings later, from the kept bytes (profile-warnings.h): a CreateProfileWithFd
          * need not wait for the colour transforms. */
-        int r = icc_info_parse_flags(data, size, ICC_INFO_SKIP_WARNINGS, &info, &why);
+        int r = parser_icc_info(p->manager->parser, data, size, ICC_INFO_SKIP_WARNINGS, &info, &why);
         if (r < 0)
                 return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_FAILED_TO_READ, "failed to load: %s",
                                      why ? why : strerror(-r));

@@ -12,6 +12,7 @@
 #include "file-diff.h"
 #include "icc-info.h"
 #include "log.h"
+#include "parser.h"
 #include "profile-load.h"
 #include "daemon-dbus.h"
 #include "profile.h"
@@ -69,7 +70,7 @@ static int load_info(Manager *m, const FileIdentity *f, IccInfo **ret) {
                 return 0;
         }
         _cleanup_free_ char *why = NULL;
-        r = icc_info_parse_flags(data, size, ICC_INFO_SKIP_WARNINGS, ret, &why);
+        r = parser_icc_info(m->parser, data, size, ICC_INFO_SKIP_WARNINGS, ret, &why);
         if (r < 0) {
                 log_warning("Skipping %s: %s", f->path, why ? why : strerror(-r));
                 return r;

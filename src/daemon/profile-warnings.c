@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "log.h"
+#include "parser.h"
 #include "profile-load.h"
 
 static int compute_from_file(Profile *p, char ***ret) {
@@ -16,7 +17,7 @@ static int compute_from_file(Profile *p, char ***ret) {
         int r = read_regular_file(p->filename, &data, &size, &st);
         if (r < 0)
                 return r;
-        r = icc_info_compute_warnings(data, size, ret, NULL);
+        r = parser_icc_warnings(p->manager->parser, data, size, ret, NULL);
         if (r < 0)
                 return r;
 
@@ -40,7 +41,7 @@ char *const *profile_warnings(Profile *p) {
 
         profile_warnings_dequeue(p);
         char **w = NULL;
-        int r = p->data ? icc_info_compute_warnings(p->data, p->size, &w, NULL) : compute_from_file(p, &w);
+        int r = p->data ? parser_icc_warnings(p->manager->parser, p->data, p->size, &w, NULL) : compute_from_file(p, &w);
         if (r < 0) {
                 log_debug_errno(r, "No warnings for profile %s: %m", p->id);
                 w = calloc(1, sizeof(char *));

@@ -449,38 +449,75 @@ static int read_metadata(Lcms *l, char ***ret, char **ret_error) {
 
 /* ---- header fields ---- */
 
+static const struct {
+        char sig[5];
+        const char *name;
+} kind_table[] = {
+        { "scnr", "input-device" },
+        { "mntr", "display-device" },
+        { "prtr", "output-device" },
+        { "link", "devicelink" },
+        { "spac", "colorspace-conversion" },
+        { "abst", "abstract" },
+        { "nmcl", "named-color" },
+        { "", "unknown" },
+}, colorspace_table[] = {
+        { "XYZ ", "xyz" }, { "Lab ", "lab" }, { "Luv ", "luv" }, { "YCbr", "ycbcr" },
+        { "Yxy ", "yxy" }, { "RGB ", "rgb" }, { "GRAY", "gray" }, { "HSV ", "hsv" },
+        { "CMYK", "cmyk" }, { "CMY ", "cmy" },
+        { "", "unknown" },
+};
+
+/* The last row of each table ("unknown") matches no signature. */
+#define SIG_LOOKUP(table, sig)                                                  \
+        ({                                                                      \
+                const char *_name = table[ELEMENTSOF(table) - 1].name;          \
+                for (size_t _i = 0; _i + 1 < ELEMENTSOF(table); _i++)           \
+                        if (memcmp(sig, table[_i].sig, 4) == 0) {               \
+                                _name = table[_i].name;                         \
+                                break;                                          \
+                        }                                                       \
+                _name;                                                          \
+        })
+#define NAME_LOOKUP(table, n)                                                   \
+        ({                                                                      \
+                const char *_name = NULL;                                       \
+                for (size_t _i = 0; _i < ELEMENTSOF(table) && n; _i++)          \
+                        if (strcmp(n, table[_i].name) == 0) {                   \
+                                _name = table[_i].name;                         \
+                                break;                                          \
+                        }                                                       \
+                _name;                                                          \
+        })
+
 static const char *kind_from_class(const uint8_t *sig) {
-        static const struct {
-                char sig[5];
-                const char *kind;
-        } table[] = {
-                { "scnr", "input-device" },
-                { "mntr", "display-device" },
-                { "prtr", "output-device" },
-                { "link", "devicelink" },
-                { "spac", "colorspace-conversion" },
-                { "abst", "abstract" },
-                { "nmcl", "named-color" },
-        };
-        for (size_t i = 0; i < ELEMENTSOF(table); i++)
-                if (memcmp(sig, table[i].sig, 4) == 0)
-                        return table[i].kind;
-        return "unknown";
+        return SIG_LOOKUP(kind_table, sig);
 }
 
 static const char *colorspace_from_sig(const uint8_t *sig) {
-        static const struct {
-                char sig[5];
-                const char *cs;
-        } table[] = {
-                { "XYZ ", "xyz" }, { "Lab ", "lab" }, { "Luv ", "luv" }, { "YCbr", "ycbcr" },
-                { "Yxy ", "yxy" }, { "RGB ", "rgb" }, { "GRAY", "gray" }, { "HSV ", "hsv" },
-                { "CMYK", "cmyk" }, { "CMY ", "cmy" },
-        };
-        for (size_t i = 0; i < ELEMENTSOF(table); i++)
-                if (memcmp(sig, table[i].sig, 4) == 0)
-                        return table[i].cs;
-        return "unknown";
+        return SIG_LOOKUP(colorspace_table, sig);
+}
+
+const char *icc_info_kind_name(const char *name) {
+        return NAME_LOOKUP(kind_table, name);
+}
+
+const char *icc_info_colorspace_name(const char *name) {
+        return NAME_LOOKUP(colorspace_table, name);
+}
+
+/* Every name compute_warnings() may report. */
+static const struct {
+        const char *name;
+} warning_table[] = {
+        { "description-missing" }, { "copyright-missing" }, { "vcgt-non-monotonic" },
+        { "scum-dot" }, { "primaries-invalid" }, { "primaries-non-additive" },
+        { "primaries-unlikely" }, { "whitepoint-invalid" }, { "whitepoint-unlikely" },
+        { "gray-axis-invalid" }, { "gray-axis-non-monotonic" },
+};
+
+const char *icc_info_warning_name(const char *name) {
+        return NAME_LOOKUP(warning_table, name);
 }
 
 /* Header bytes 24-35 (dateTimeNumber), read as local time the way colord does (GLib's

@@ -48,5 +48,11 @@ int icc_info_compute_warnings(const void *data, size_t size, char ***ret_warning
 
 IccInfo *icc_info_free(IccInfo *info);
 
+/* The static string equal to name among the kinds, colorspaces and warning names this module
+ * reports, or NULL when it is none of them (for checking data that comes from elsewhere). */
+const char *icc_info_kind_name(const char *name);
+const char *icc_info_colorspace_name(const char *name);
+const char *icc_info_warning_name(const char *name);
+
 #include "macro.h"
 DEFINE_TRIVIAL_CLEANUP_FUNC(IccInfo *, icc_info_free);

@@ -440,6 +440,37 @@ static void test_hdr_and_refused(Harness *h, sd_bus *bus) {
         wait_path_signal(rec, "DeviceRemoved", added_copy);
 }
 
+/* The EDID goes through the parser process too (docs/sandbox.md): one that crashes it costs
+ * that display (the Dell that was on DP-1 goes), not the daemon and not the next display. */
+static void test_edid_parser_crash(Harness *h, sd_bus *bus) {
+#ifdef TINCT_PARSER_TEST_HOOKS
+        _cleanup_recorder_ Recorder *rec = recorder_new(bus);
+        _cleanup_free_ char *edid = xasprintf("%s/card0-DP-1/edid", drm_dir);
+        _cleanup_free_ char *status = xasprintf("%s/card0-DP-1/status", drm_dir);
+        _cleanup_free_ char *dev = device_path(HDR_ID);
+        char crash[128] = "TINCT-TEST:crash";
+
+        write_atomic(edid, crash, sizeof crash);
+        write_atomic(status, "connected\n", 10);
+        plug("card0-HDMI-A-1", HDR);
+        wait_path_signal(rec, "DeviceAdded", dev);
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_free_ char *none = find_by2(bus, "FindDeviceByProperty", "XRANDR_name", "DP-1", &error);
+        assert_bus_error(none ? 0 : -1, &error, CM_ERR "NotFound");
+        harness_assert_alive(h);
+        /* As the session test expects it: the Dell back on DP-1, nothing on HDMI-A-1. */
+        recorder_reset(rec);
+        _cleanup_free_ char *dell = device_path(DELL_ID);
+        plug("card0-HDMI-A-1", NULL);
+        wait_path_signal(rec, "DeviceRemoved", dev);
+        plug("card0-DP-1", DELL);
+        wait_path_signal(rec, "DeviceAdded", dell);
+#else
+        (void) h, (void) bus;
+        fprintf(stderr, "built without parser_test_hooks: skipped\n");
+#endif
+}
+
 /* ---- the session, as GNOME and colord-kde do it (spec §9.5), unprivileged ------------------ */
 
 typedef struct Session {
@@ -572,6 +603,7 @@ int main(void) {
         RUN(test_plug_unplug_replug, h, bus);
         RUN(test_identical_monitors, h, bus);
         RUN(test_hdr_and_refused, h, bus);
+        RUN(test_edid_parser_crash, h, bus);
         RUN(test_session_sequence, h, bus);
 
         harness_assert_alive(h);

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "confine.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <pwd.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "macro.h"
+
+/* Address space for one parse: a 64 MiB request, lcms2's copy and its tables fit well. */
+#define PARSER_MEMORY_LIMIT (1024ull * 1024 * 1024)
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+static int drop_user(void) {
+        if (geteuid() != 0)
+                return 0;
+        /* The daemon runs as its own user in production; as root (developers, tests) the
+         * parser still must not be root. */
+        uid_t uid = 65534;
+        gid_t gid = 65534;
+        const struct passwd *pw = getpwnam("nobody");
+        if (pw) {
+                uid = pw->pw_uid;
+                gid = pw->pw_gid;
+        }
+        /* The bounding set too, while we still may (CAP_SETPCAP): nothing to regain later. */
+        for (unsigned long cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
+                if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
+                        return -errno;
+        if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
+                return -errno;
+        return 0;
+}
+
+static int drop_capabilities(void) {
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct d[2] = {};
+        return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
+}
+
+static int set_limits(void) {
+        const struct {
+                int resource;
+                rlim_t value;
+        } limits[] = {
+                { RLIMIT_NOFILE, 4 },   /* fds 0-3: no new files even without seccomp */
+                { RLIMIT_FSIZE, 0 },
+                { RLIMIT_CORE, 0 },
+                { RLIMIT_NPROC, 0 },
+#ifndef UNDER_ASAN /* ASan reserves terabytes of shadow address space */
+                { RLIMIT_AS, PARSER_MEMORY_LIMIT },
+#endif
+        };
+        for (size_t i = 0; i < ELEMENTSOF(limits); i++) {
+                struct rlimit rl = { limits[i].value, limits[i].value };
+                if (setrlimit(limits[i].resource, &rl) < 0)
+                        return -errno;
+        }
+        return 0;
+}
+
+static int install_filter(void) {
+        static const int allowed[] = {
+                SCMP_SYS(read), SCMP_SYS(write), SCMP_SYS(readv), SCMP_SYS(writev),
+                SCMP_SYS(recvfrom), SCMP_SYS(sendto),
+                SCMP_SYS(close), SCMP_SYS(exit), SCMP_SYS(exit_group),
+                SCMP_SYS(brk), SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(madvise),
+                SCMP_SYS(futex), SCMP_SYS(rt_sigreturn), SCMP_SYS(rt_sigprocmask),
+                SCMP_SYS(rt_sigaction), SCMP_SYS(sigaltstack),
+                SCMP_SYS(clock_gettime), SCMP_SYS(gettimeofday), SCMP_SYS(getrandom),
+                /* abort() on an assertion: raise() is getpid + gettid + tgkill on itself */
+                SCMP_SYS(getpid), SCMP_SYS(gettid), SCMP_SYS(tgkill),
+        };
+        /* Probes a library may make (time zone, locale files): refused, not fatal. */
+        static const int refused[] = {
+                SCMP_SYS(open), SCMP_SYS(openat), SCMP_SYS(openat2), SCMP_SYS(stat),
+                SCMP_SYS(lstat), SCMP_SYS(newfstatat), SCMP_SYS(statx), SCMP_SYS(access),
+                SCMP_SYS(faccessat), SCMP_SYS(faccessat2), SCMP_SYS(readlink),
+                SCMP_SYS(readlinkat), SCMP_SYS(fstat),
+        };
+        scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
+        if (!ctx)
+                return -ENOMEM;
+        int r = 0;
+        for (size_t i = 0; i < ELEMENTSOF(allowed) && r >= 0; i++)
+                r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, allowed[i], 0);
+        for (size_t i = 0; i < ELEMENTSOF(refused) && r >= 0; i++)
+                r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), refused[i], 0);
+        /* Memory, but never executable: nothing in a parse generates code. */
+        if (r >= 0)
+                r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
+                                     SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+        if (r >= 0)
+                r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
+                                     SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+        if (r >= 0)
+                r = seccomp_load(ctx);
+        seccomp_release(ctx);
+        return r;
+}
+
+int confine_parser_process(int socket_fd, const char **ret_step) {
+        int r;
+        const char *step;
+
+        /* Follows the daemon: a parser must not outlive the process it serves. */
+        step = "PR_SET_PDEATHSIG";
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+                goto fail_errno;
+        step = "close_range";
+        if (socket_fd != 3 || close_range(4, ~0U, 0) < 0)
+                goto fail_errno;
+        /* Before the filter: later mktime() calls must not need /etc/localtime. */
+        tzset();
+        step = "dropping the user";
+        if ((r = drop_user()) < 0)
+                goto fail;
+        step = "dropping capabilities";
+        if ((r = drop_capabilities()) < 0)
+                goto fail;
+        step = "PR_SET_NO_NEW_PRIVS";
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+                goto fail_errno;
+        step = "rlimits";
+        if ((r = set_limits()) < 0)
+                goto fail;
+        step = "the seccomp filter";
+        if ((r = install_filter()) < 0)
+                goto fail;
+        return 0;
+fail_errno:
+        r = errno > 0 ? -errno : -EINVAL;
+fail:
+        *ret_step = step;
+        return r;
+}

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* tinct-parse: tinctd's parser process (docs/sandbox.md). Started by the daemon with its
+ * socket as fd 3, it confines itself, then answers requests (parse-wire.h) one at a time
+ * until the daemon closes the socket. Whatever hostile bytes do to lcms2 or the EDID
+ * parser here, they do it in a process with nothing to lose: the daemon sees a crash, a
+ * timeout or a reply that does not validate, and rejects that one file. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "confine.h"
+#include "parse-wire.h"
+#include "strv.h"
+
+#define SOCKET_FD 3
+
+static int read_exact(int fd, void *buf, size_t n) {
+        for (size_t got = 0; got < n;) {
+                ssize_t k = read(fd, (uint8_t *) buf + got, n - got);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k <= 0)
+                        return k < 0 ? -errno : (got == 0 ? 0 : -EPIPE);
+                got += (size_t) k;
+        }
+        return 1;
+}
+
+static int write_exact(int fd, const void *buf, size_t n) {
+        for (size_t done = 0; done < n;) {
+                ssize_t k = send(fd, (const uint8_t *) buf + done, n - done, MSG_NOSIGNAL);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return -errno;
+                done += (size_t) k;
+        }
+        return 0;
+}
+
+#ifdef TINCT_PARSER_TEST_HOOKS
+/* Development builds only (meson option parser_test_hooks): a payload starting with one of
+ * these words makes the parser misbehave on purpose, so tests can prove the daemon survives. */
+static void test_hook(const uint8_t *data, size_t size, ParseBuffer *reply, int *status) {
+        static const char prefix[] = "TINCT-TEST:";
+        size_t n = sizeof prefix - 1;
+        if (size < n || memcmp(data, prefix, n) != 0)
+                return;
+        const char *what = (const char *) data + n;
+        size_t left = size - n;
+#define IS(word) (left >= strlen(word) && memcmp(what, word, strlen(word)) == 0)
+        if (IS("crash"))
+                abort();
+        if (IS("hang")) /* a parser stuck in a loop */
+                for (volatile unsigned long i = 0;; i++)
+                        ;
+        if (IS("exec")) {
+                char *argv[] = { (char *) "/bin/true", NULL };
+                execv(argv[0], argv); /* killed by the filter */
+                *status = -errno;
+                parse_encode_error(reply, "execv returned");
+                return;
+        }
+        if (IS("open")) {
+                FILE *f = fopen("/etc/passwd", "re");
+                *status = f ? -EEXIST : -errno;
+                parse_encode_error(reply, f ? "opened /etc/passwd" : "open refused");
+                return;
+        }
+        if (IS("garbage")) {
+                static const char junk[] = "\x05\x00\x00\x00zz";
+                *status = 0;
+                reply->data = malloc(sizeof junk);
+                if (reply->data) {
+                        memcpy(reply->data, junk, sizeof junk);
+                        reply->size = reply->allocated = sizeof junk;
+                }
+                return;
+        }
+#undef IS
+}
+#endif
+
+static void handle(const ParseRequestHeader *h, const uint8_t *data, ParseBuffer *reply, int *status) {
+        _cleanup_free_ char *why = NULL;
+        int r;
+
+#ifdef TINCT_PARSER_TEST_HOOKS
+        *status = 1;
+        test_hook(data, h->size, reply, status);
+        if (*status != 1)
+                return;
+#endif
+        switch (h->op) {
+        case PARSE_OP_ICC_INFO: {
+                _cleanup_(icc_info_freep) IccInfo *info = NULL;
+                r = icc_info_parse_flags(data, h->size, (IccInfoFlags) h->flags, &info, &why);
+                if (r >= 0)
+                        r = parse_encode_icc_info(reply, info);
+                break;
+        }
+        case PARSE_OP_ICC_WARNINGS: {
+                _cleanup_strv_free_ char **w = NULL;
+                r = icc_info_compute_warnings(data, h->size, &w, &why);
+                if (r >= 0)
+                        r = parse_encode_warnings(reply, w);
+                break;
+        }
+        case PARSE_OP_EDID: {
+                _cleanup_(edid_freep) Edid *e = NULL;
+                r = edid_parse(data, h->size, &e);
+                if (r >= 0)
+                        r = parse_encode_edid(reply, e);
+                break;
+        }
+        default:
+                r = -EOPNOTSUPP;
+        }
+        *status = r < 0 ? r : 0;
+        if (r < 0) {
+                parse_buffer_done(reply);
+                (void) parse_encode_error(reply, why);
+        }
+}
+
+int main(void) {
+        const char *step = NULL;
+        int r = confine_parser_process(SOCKET_FD, &step);
+        if (r < 0) {
+                fprintf(stderr, "tinct-parse: cannot confine the parser (%s): %s\n", step, strerror(-r));
+                return 1;
+        }
+        for (;;) {
+                ParseRequestHeader h;
+                r = read_exact(SOCKET_FD, &h, sizeof h);
+                if (r <= 0 || h.size > PARSE_MAX_REQUEST)
+                        _exit(r < 0 ? 1 : 0); /* the daemon went away (or is not one) */
+                _cleanup_free_ uint8_t *data = malloc(h.size ? h.size : 1);
+                if (!data || read_exact(SOCKET_FD, data, h.size) < 0)
+                        _exit(1);
+
+                ParseBuffer reply = {};
+                int status = 0;
+                handle(&h, data, &reply, &status);
+                if (reply.error) {
+                        status = reply.error;
+                        parse_buffer_done(&reply);
+                }
+                ParseReplyHeader rh = { .status = status, .size = reply.size };
+                r = write_exact(SOCKET_FD, &rh, sizeof rh);
+                if (r >= 0 && reply.size > 0)
+                        r = write_exact(SOCKET_FD, reply.data, reply.size);
+                parse_buffer_done(&reply);
+                if (r < 0)
+                        _exit(1);
+        }
+}
