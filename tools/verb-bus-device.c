@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* tinct's device verbs (colormgr's device-* verbs, spec §3, §5, §14.1) and our own `lookup`,
- * which builds the printing stack's qualifier fallback list (§5.4) and says which entry of
+/* tinct's device verbs (colormgr's device-* verbs, colord §3, §5, §14.1) and our own `lookup`,
+ * which builds the printing stack's qualifier fallback list (colord §5.4) and says which entry of
  * it matched. DEVICE and PROFILE arguments follow colormgr: an object path is used as it
  * is, anything else is an id (FindDeviceById / FindProfileById). Output conventions as in
  * verb-bus.c. */
@@ -153,7 +153,7 @@ int verb_device_get_profile_for_qualifier(int argc, char **argv) {
         return bus_print_object(bus, BUS_OBJECT_PROFILE, profile, a.json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
-/* The list cups-filters sends for a job qualifier C.M.R (spec §5.4):
+/* The list cups-filters sends for a job qualifier C.M.R (colord §5.4):
  * C.M.R, C.M.*, C.*.R, C.*.*, *. Split like the daemon splits: at most three parts, the
  * third keeping further dots. -EINVAL unless there are three parts. */
 static int qualifier_fallbacks(const char *qualifier, char ***ret) {
@@ -182,7 +182,7 @@ static int qualifier_fallbacks(const char *qualifier, char ***ret) {
 }
 
 /* tinct lookup DEVICE C.M.R: what a CUPS filter would get, and why. The daemon answers
- * only the profile; which query matched follows from its rule (§5.4): the hard pass tries
+ * only the profile; which query matched follows from its rule (colord §5.4): the hard pass tries
  * every query before the soft pass, and within a pass the queries go in order, so the
  * matching query is the first one in the list that the answer's Qualifier satisfies. */
 int verb_lookup(int argc, char **argv) {
@@ -295,7 +295,7 @@ int verb_device_set_enabled(int argc, char **argv) {
         BusArgs a;
         int r, enabled;
 
-        r = bus_args_parse(argc, argv, "DEVICE true|false", "Enables or disables a device (advisory, spec §3.2).",
+        r = bus_args_parse(argc, argv, "DEVICE true|false", "Enables or disables a device (advisory, colord §3.2).",
                            2, 2, 0, &a);
         if (r <= 0)
                 return bus_args_exit(r);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* tinct get-sensor-reading [CAP]: colormgr's sensor reading (spec §6, §14.1). For every
+/* tinct get-sensor-reading [CAP]: colormgr's sensor reading (colord §6, §14.1). For every
  * sensor: Lock, GetSample(CAP), Unlock (also after a failed sample, so the sensor is not
  * left locked until our connection closes). Output conventions as in verb-bus.c; --json
  * prints {"readings": [{"sensor": {object}, "capability": CAP, "x": X, "y": Y, "z": Z}]}. */
@@ -10,7 +10,7 @@
 #include "strv.h"
 #include "verbs.h"
 
-/* Sensor capabilities in libcolord's enum order (spec §14.2). */
+/* Sensor capabilities in libcolord's enum order (colord §14.2). */
 static const char *const sensor_caps[] = {
         "unknown", "lcd", "crt", "printer", "spot", "projector", "ambient", "calibration",
         "led", "plasma", "lcd-ccfl", "lcd-rgb-led", "lcd-white-led", "wide-gamut-lcd-ccfl",

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* tinct's manager-level bus verbs, as colormgr has them (spec §14.1): listing and finding
+/* tinct's manager-level bus verbs, as colormgr has them (colord §14.1): listing and finding
  * devices, profiles and sensors, the standard spaces, creating and deleting devices and
  * profiles, setting a profile property; plus our own `status`. Device verbs are in
  * verb-bus-device.c, the sensor reading in verb-bus-sensor.c.

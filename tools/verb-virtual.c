@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tinct create-virtual-device PROFILE [KIND]: a soft-proofing target (a "virtual" device,
- * spec §3.4) made from one ICC profile in one command, and kept across restarts.
+ * colord §3.4) made from one ICC profile in one command, and kept across restarts.
  *
  * PROFILE is an ICC file, or a profile the daemon already has (object path or id). A file
  * is parsed here first, so a malformed one never reaches the daemon. The daemon's own

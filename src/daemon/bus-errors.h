@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The one place where error conditions become colord's D-Bus error names (spec §1.4).
+/* The one place where error conditions become colord's D-Bus error names (colord §1.4).
  * Handlers name a condition and a domain; this table spells the name. */
 #pragma once
 

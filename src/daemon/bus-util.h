@@ -9,7 +9,7 @@
 
 int bus_append_strmap(sd_bus_message *m, const StrMap *map);
 /* Reads a{ss}, enforcing colord's key/value length limits and our entry bound; a limit
- * violation sets InputInvalid in `domain` (spec §3.3). */
+ * violation sets InputInvalid in `domain` (colord §3.3). */
 int bus_read_strmap(sd_bus_message *m, StrMap *ret, BusDomain domain, sd_bus_error *error);
 /* Reads "as" into ret[0..max) without copying (the strings live as long as the message)
  * and NULL-terminates it: ret has room for max + 1. -E2BIG beyond max entries. */

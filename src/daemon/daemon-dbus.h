@@ -20,13 +20,13 @@ int manager_bus_register(Manager *m);
 void manager_emit_path_signal(Manager *m, const char *member, const char *path);
 
 /* After a relation or inhibitor change: PropertiesChanged(Profiles[, Modified], extra...),
- * Device.Changed and the manager's DeviceChanged — in colord's order (spec §3.2). */
+ * Device.Changed and the manager's DeviceChanged — in colord's order (colord §3.2). */
 void device_emit_relations_changed(Device *d, bool modified, const char *extra_property);
 /* PropertiesChanged for the listed device properties only (NULL-terminated). */
 void device_emit_properties(Device *d, const char *first, ...);
 
 /* PropertiesChanged(prop) and, unless only metadata changed, Profile.Changed and the
- * manager's ProfileChanged (spec §4.2). */
+ * manager's ProfileChanged (colord §4.2). */
 void profile_emit_property_changed(Profile *p, const char *property);
 
 void sensor_emit_properties(Sensor *s, const char *first, ...);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Device objects on the bus: one fallback vtable under /org/freedesktop/ColorManager/devices
  * whose find callback maps a path to its Device. Every change emits PropertiesChanged
- * (with the normalised, correctly typed value) before the method's reply (spec §1.2). */
+ * (with the normalised, correctly typed value) before the method's reply (colord §1.2). */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +47,7 @@ void device_emit_relations_changed(Device *d, bool modified, const char *extra_p
 }
 
 /* Non-root callers may change their own devices and those of the system (root-owned: a
- * user picking a printer profile), not another user's (colord checks nothing: §16.22). */
+ * user picking a printer profile), not another user's (colord checks nothing: colord §16.22). */
 static int check_may_modify(Manager *m, Client *c, Device *d, sd_bus_error *error) {
         if (c->uid == 0 || c->uid == m->daemon_uid || d->owner == c->uid || d->owner == 0 || d->owner == m->daemon_uid)
                 return 0;
@@ -161,7 +161,7 @@ static int remove_profile_authorized(sd_bus_message *msg, Manager *m, Client *c,
         if (!p || device_remove_profile(d, p) < 0)
                 return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_PROFILE_DOES_NOT_EXIST,
                                      "profile object path '%s' does not exist on '%s'", path, d->path);
-        /* Timestamp 0 remembers that the user removed it: no automatic re-adding (§5.5). */
+        /* Timestamp 0 remembers that the user removed it: no automatic re-adding (colord §5.5). */
         if ((r = store_mapping_set(m->store, d->id, p->id, 0)) < 0)
                 log_warning_errno(r, "Failed to save removal of %s from %s: %m", p->id, d->id);
         device_touch(d);

@@ -173,7 +173,7 @@ int device_make_profile_default(Device *d, Profile *p, uint64_t now) {
         DeviceProfile *e = device_find_profile(d, p);
         if (!e)
                 return -ENOENT;
-        /* colord leaves a soft first profile soft (spec §16.8); we always make the user's
+        /* colord leaves a soft first profile soft (colord §16.8); we always make the user's
          * choice hard, and refresh its time so it wins among hard entries. */
         e->hard = true;
         e->timestamp = now;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A colour-managed device: its properties, its ordered profile relations and the rules
- * for ordering and qualifier lookup (spec §3, §5). No bus code here: device-dbus.c has it. */
+ * for ordering and qualifier lookup (colord §3, §5). No bus code here: device-dbus.c has it. */
 #pragma once
 
 #include <stdbool.h>
@@ -53,7 +53,7 @@ struct Device {
 int device_new(Manager *m, const char *id, uid_t owner, Scope scope, Device **ret);
 Device *device_free(Device *d);
 
-/* Applies one CreateDevice/SetProperty property (spec §3.3). Known keys set fields (with
+/* Applies one CreateDevice/SetProperty property (colord §3.3). Known keys set fields (with
  * normalisation), others go to Metadata. *ret_property is the bus property that changed. */
 int device_set_property(Device *d, const char *key, const char *value, const char **ret_property);
 
@@ -64,9 +64,9 @@ int device_remove_profile(Device *d, Profile *p);       /* -ENOENT */
 int device_make_profile_default(Device *d, Profile *p, uint64_t now); /* -ENOENT */
 DeviceProfile *device_find_profile(Device *d, Profile *p);
 
-/* The exported Profiles order: hard, then soft non-EDID, then soft EDID (spec §5.3). */
+/* The exported Profiles order: hard, then soft non-EDID, then soft EDID (colord §5.3). */
 Profile **device_ordered_profiles(Device *d, size_t *ret_n);
-/* spec §5.4: hard pass then soft pass, each query in order. NULL when nothing matches. */
+/* colord §5.4: hard pass then soft pass, each query in order. NULL when nothing matches. */
 Profile *device_profile_for_qualifiers(Device *d, const char *const *qualifiers);
 
 void device_touch(Device *d); /* Modified = now */

@@ -19,7 +19,7 @@
 typedef struct DisplayConnector {
         char *sysfs_name;       /* "card0-DP-1" */
         char *xrandr_name;      /* "DP-1" */
-        char *plain_id;         /* xrandr-<vendor>-<model>-<serial> (spec §9.4), set by the caller */
+        char *plain_id;         /* xrandr-<vendor>-<model>-<serial> (colord §9.4), set by the caller */
         char md5[33];           /* of the raw EDID */
         uint8_t *edid;          /* the raw EDID bytes */
         size_t edid_size;
@@ -41,7 +41,7 @@ typedef struct DisplayList {
 /* "card0-DP-1" → "DP-1". -EINVAL when the name is not card<digits>-<something>, which
  * is how the card directories themselves (card0) and other entries (version) are told apart. */
 int display_xrandr_name(const char *sysfs_name, char **ret);
-/* eDP, LVDS and DSI connectors are built-in panels (Embedded, spec §3.3). */
+/* eDP, LVDS and DSI connectors are built-in panels (Embedded, colord §3.3). */
 bool display_is_embedded(const char *xrandr_name);
 
 /* Takes ownership of the strings and the EDID buffer (freed even on failure). */

@@ -304,7 +304,7 @@ static Profile *edid_profile(DisplayWatch *w, const DisplayConnector *c, const E
         return TAKE_PTR(n);
 }
 
-/* The EDID profile is every display's soft fallback, on the rules of spec §5.5 B (which
+/* The EDID profile is every display's soft fallback, on the rules of colord §5.5 B (which
  * would attach it anyway, through its MAPPING_device_id, for every display whose id is the
  * plain one): not when the user removed this pair before (timestamp 0), not when the profile
  * has warnings. Hard mappings (restored by manager_add_device()) always sort before it, so
@@ -407,7 +407,7 @@ static int add_display(DisplayWatch *w, DisplayConnector *c) {
         r = device_new(m, c->id, 0, SCOPE_NORMAL, &d);
         if (r < 0)
                 goto finish;
-        /* Kind first: the model clean-up depends on it (spec §3.3). */
+        /* Kind first: the model clean-up depends on it (colord §3.3). */
         if ((r = device_set_property(d, "Kind", "display", NULL)) < 0 ||
             (r = device_set_property(d, "Mode", "physical", NULL)) < 0 ||
             (r = device_set_property(d, "Colorspace", "rgb", NULL)) < 0 ||

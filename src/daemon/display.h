@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Display discovery: every connected DRM connector with a usable EDID becomes a display
  * device owned by the daemon (kind display, scope normal, owner 0, id as GNOME and colord-kde
- * make it, spec §9.4), with an ICC profile generated from its EDID attached soft unless a
+ * make it, colord §9.4), with an ICC profile generated from its EDID attached soft unless a
  * hard mapping exists. Hotplug comes from an sd-device monitor on the real sysfs, or from
  * inotify on a fake tree (--sysfs-root); either only triggers a rescan, whose diff
  * (display-scan.h) adds, removes and replaces devices. --no-udev turns all of it off.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The manager object /org/freedesktop/ColorManager: its vtable, method handlers and the
  * registration of every other vtable. Handlers validate everything before they change
- * anything, so a failed call leaves no trace (spec §16.5). */
+ * anything, so a failed call leaves no trace (colord §16.5). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +63,7 @@ static int reply_paths(sd_bus_message *msg, const char *const *paths, size_t n) 
         })
 
 static bool device_visible_to(const Device *d, uid_t uid, uid_t daemon_uid) {
-        /* colord hides devices of its own user from everyone (spec §16.12); we don't. */
+        /* colord hides devices of its own user from everyone (colord §16.12); we don't. */
         return uid == 0 || d->owner == 0 || d->owner == uid || d->owner == daemon_uid;
 }
 
@@ -204,7 +204,7 @@ static int method_get_standard_space(sd_bus_message *msg, void *userdata, sd_bus
         if (r < 0)
                 return r;
         /* Only system-wide profiles may define a standard space, as the interface says and
-         * colord does not enforce (spec §16.21): a user cannot spoof sRGB for everyone. */
+         * colord does not enforce (colord §16.21): a user cannot spoof sRGB for everyone. */
         Profile *best = NULL, *p;
         LIST_FOREACH(&m->profiles, p, Profile, link)
                 if (p->is_system_wide && streq_ptr(strmap_get(&p->metadata, "STANDARD_space"), space) &&
@@ -248,7 +248,7 @@ static char *read_cmdline(pid_t pid) {
         ssize_t n = read(fd, buf, sizeof buf - 1);
         if (n <= 0)
                 return NULL;
-        /* NULs between arguments become spaces; no trailing space, unlike colord (§16.12). */
+        /* NULs between arguments become spaces; no trailing space, unlike colord (colord §16.12). */
         while (n > 0 && buf[n - 1] == 0)
                 n--;
         for (ssize_t i = 0; i < n; i++)
@@ -352,7 +352,7 @@ static int create_device_authorized(sd_bus_message *msg, Manager *m, Client *c, 
                                      "device id '%s' maps to the object path of device '%s'", id, existing->id);
         if (existing) {
                 /* A virtual device (e.g. restored from disk before CUPS started) becomes the
-                 * real one: promote it in place, no duplicate object (spec §16.6). */
+                 * real one: promote it in place, no duplicate object (colord §16.6). */
                 if (!streq_ptr(existing->mode, "virtual"))
                         return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_ALREADY_EXISTS, "device id '%s' already exists", id);
                 if (existing->scope == SCOPE_DISK && (r = store_disk_device(m, existing, &props, false)) < 0)
@@ -421,7 +421,7 @@ static int method_create_device(sd_bus_message *msg, void *userdata, sd_bus_erro
                                        POLKIT_CALLER, create_device_authorized, error);
 }
 
-/* Non-root callers may remove only what they created (colord lets anyone: §16.22). */
+/* Non-root callers may remove only what they created (colord lets anyone: colord §16.22). */
 static bool may_remove(Manager *m, Client *c, uid_t owner) {
         return c->uid == 0 || c->uid == m->daemon_uid || c->uid == owner;
 }
@@ -625,7 +625,7 @@ static int delete_profile_authorized(sd_bus_message *msg, Manager *m, Client *c,
 }
 
 static int method_delete_profile(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        /* colord checks create-profile here and never uses delete-profile (spec §2.2). */
+        /* colord checks create-profile here and never uses delete-profile (colord §2.2). */
         const char *arg = NULL;
         (void) sd_bus_message_read(msg, "o", &arg);
         Profile *p = arg ? manager_find_profile_by_path(userdata, arg) : NULL;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Registry state: lookups, object lifetimes and automatic assignment (spec §5.5).
+/* Registry state: lookups, object lifetimes and automatic assignment (colord §5.5).
  * Lookups go through hash maps so cost does not grow with the number of objects. */
 #include "manager.h"
 
@@ -33,8 +33,8 @@ typedef struct OwnerSuffix {
         char suffix[];
 } OwnerSuffix;
 
-/* "_<username>_<uid>" for a non-root owner (spec §1.1). colord dereferences getpwuid()
- * unchecked (spec §16.13); without a passwd entry we use "_<uid>". Cached: user names do
+/* "_<username>_<uid>" for a non-root owner (colord §1.1). colord dereferences getpwuid()
+ * unchecked (colord §16.13); without a passwd entry we use "_<uid>". Cached: user names do
  * not change under a running daemon often enough to matter for object paths. */
 static const char *owner_suffix(Manager *m, uid_t owner) {
         char key[16];
@@ -215,7 +215,7 @@ int manager_get_client(Manager *m, sd_bus_message *msg, Client **ret) {
                 return 0;
         }
 
-        /* One bus round trip per connection, then cached until it leaves (spec §16.19). */
+        /* One bus round trip per connection, then cached until it leaves (colord §16.19). */
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
         int r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID, &creds);
         if (r < 0)
@@ -284,7 +284,7 @@ Profile *manager_find_profile_by_filename(Manager *m, const char *filename) {
         return NULL;
 }
 
-/* spec §5.5 B, rules 1-3, for one candidate pair. */
+/* colord §5.5 B, rules 1-3, for one candidate pair. */
 static bool metadata_pair_allowed(Manager *m, Device *d, Profile *p) {
         uint64_t ts;
         if (m->store && store_mapping_get(m->store, d->id, p->id, &ts) == 0 && ts == 0)

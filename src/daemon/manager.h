@@ -25,7 +25,7 @@
 #define PROFILE_IFACE MANAGER_IFACE ".Profile"
 #define SENSOR_IFACE MANAGER_IFACE ".Sensor"
 
-/* Bounds on what clients can create (spec §16.25 asks for them; documented in
+/* Bounds on what clients can create (colord §16.25 asks for them; documented in
  * docs/compatibility.md). uid 0 is exempt from the per-uid object limits. */
 #define LIMIT_KEY_LEN 256
 #define LIMIT_VALUE_LEN 4096
@@ -123,13 +123,13 @@ Profile *manager_find_profile_by_id(Manager *m, const char *id);
 Profile *manager_find_profile_by_path(Manager *m, const char *path);
 Profile *manager_find_profile_by_filename(Manager *m, const char *filename);
 
-/* The object path a device or profile with this id and owner gets (spec §1.1). */
+/* The object path a device or profile with this id and owner gets (colord §1.1). */
 char *manager_object_path(Manager *m, const char *prefix, const char *id, uid_t owner);
 
 /* Registration: adds to the lists and maps, runs automatic assignment, emits *Added. */
 int manager_add_device(Manager *m, Device *d);
 void manager_remove_device(Manager *m, Device *d); /* emits DeviceRemoved, frees */
-/* auto_add: run automatic assignment (client-created profiles only, spec §5.5). */
+/* auto_add: run automatic assignment (client-created profiles only, colord §5.5). */
 int manager_add_profile(Manager *m, Profile *p, bool auto_add);
 void manager_remove_profile(Manager *m, Profile *p); /* detaches from devices, emits, frees */
 /* A discovered profile's file moved: keeps the filename index right. */

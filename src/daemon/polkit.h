@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Asynchronous authorization (spec §12.2, done without blocking: §16.19). uid 0, the
+/* Asynchronous authorization (colord §12.2, done without blocking: colord §16.19). uid 0, the
  * daemon's own uid and a caller on its own temp objects pass at once; anyone else is
  * checked with polkit's CheckAuthorization, and the method continues when the answer
  * arrives. No authority, an error or no answer

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Profile objects on the bus: one fallback vtable under .../profiles. Title is per user
- * (spec §4.3): its getter answers with the caller's own title when one is stored. */
+ * (colord §4.3): its getter answers with the caller's own title when one is stored. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,7 +98,7 @@ static int write_new_file(const char *dir, const char *base, const uint8_t *data
         if (r >= 0 && (fchmod(fd, 0644) < 0 || fsync(fd) < 0))
                 r = -errno;
         /* link() refuses to replace an existing file, unlike rename(): colord overwrites
-         * whatever has the same name (spec §16.27). */
+         * whatever has the same name (colord §16.27). */
         if (r >= 0 && link(tmp, path) < 0)
                 r = -errno;
         (void) unlink(tmp);

@@ -82,7 +82,7 @@ static int load_info(Manager *m, const FileIdentity *f, IccInfo **ret) {
         return 0;
 }
 
-/* colord's rule (spec §4.1): what the daemon finds is system-wide, except under
+/* colord's rule (colord §4.1): what the daemon finds is system-wide, except under
  * /usr/local (scanned, not system-wide). Our own and --profile-dir directories count. */
 static bool path_is_system_wide(const char *path) {
         return strncmp(path, "/usr/local/", strlen("/usr/local/")) != 0;
@@ -335,7 +335,7 @@ int profile_scan_all(Manager *m) {
 
         walk_all(m, &w->known);
         (void) store_begin(m->store);
-        /* No automatic assignment here: no device exists yet (spec §5.5); disk devices are
+        /* No automatic assignment here: no device exists yet (colord §5.5); disk devices are
          * restored after the scan and pick up their mappings then. */
         for (size_t i = 0; i < w->known.n; i++)
                 (void) register_file(m, &w->known.files[i], false);

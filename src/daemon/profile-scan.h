@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Discovery of ICC files in the profile directories (spec §8) and watching them.
+/* Discovery of ICC files in the profile directories (colord §8) and watching them.
  *
  * A walk goes to depth 2 below each root; bad files and too-deep directories are skipped one
- * at a time (colord aborts the whole start-up on either: §8.3, §16.1); duplicates by checksum
+ * at a time (colord aborts the whole start-up on either: colord §8.3, §16.1); duplicates by checksum
  * are ignored. Parsed metadata is cached in the store by file identity, so a restart reads
  * only files that changed. Every directory walked gets an inotify watch; an event only
  * schedules a rescan, whose diff (file-diff.h) adds, removes and replaces profile objects —
- * a deleted file's profile is removed like DeleteProfile (colord keeps it: §16.3). */
+ * a deleted file's profile is removed like DeleteProfile (colord keeps it: colord §16.3). */
 #pragma once
 
 #include "manager.h"

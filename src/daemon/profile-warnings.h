@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* A profile's Warnings (spec §4.7) take several colour transforms: about a millisecond per
+/* A profile's Warnings (colord §4.7) take several colour transforms: about a millisecond per
  * profile, nearly all of a cold start at 5000 profiles. So the startup scan registers
  * profiles without them. They are computed when first asked for (the Warnings property,
  * automatic assignment of EDID profiles), or by a background pass at idle priority, and

@@ -106,7 +106,7 @@ void profile_apply_well_known_id(Profile *p) {
                         (void) strmap_set(&p->metadata, "DATA_source", "standard");
                         p->score = well_known[i].score;
                 }
-        /* colord means to prefer system-wide copies but loses the bonus (spec §4.5). */
+        /* colord means to prefer system-wide copies but loses the bonus (colord §4.5). */
         if (p->is_system_wide)
                 p->score++;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A colour profile object: an ICC file the daemon found or a client registered, or a
- * virtual profile without a file (spec §4). No bus code here: profile-dbus.c has it. */
+ * virtual profile without a file (colord §4). No bus code here: profile-dbus.c has it. */
 #pragma once
 
 #include <stdbool.h>
@@ -51,14 +51,14 @@ struct Profile {
 int profile_new(Manager *m, const char *id, uid_t owner, Scope scope, Profile **ret);
 Profile *profile_free(Profile *p);
 
-/* Applies a CreateProfile/SetProperty property (spec §4.2). Title is per-user and handled
+/* Applies a CreateProfile/SetProperty property (colord §4.2). Title is per-user and handled
  * by the caller. *ret_property is the bus property that changed. */
 int profile_set_property(Profile *p, const char *key, const char *value, const char **ret_property);
 
-/* Takes the facts parsed from an ICC file (spec §4.4 order: dict merged after properties). */
+/* Takes the facts parsed from an ICC file (colord §4.4 order: dict merged after properties). */
 int profile_apply_icc(Profile *p, const IccInfo *info);
 
-/* The built-in table of well-known ids (spec §4.5). */
+/* The built-in table of well-known ids (colord §4.5). */
 void profile_apply_well_known_id(Profile *p);
 
 bool profile_is_edid(const Profile *p);

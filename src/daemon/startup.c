@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Start-up work done before the bus name is taken, so the first answer is complete:
  * DMI facts, profile discovery, disk devices from the store, the dummy sensor. Each
- * step failing on one item skips that item only (colord stops everything: §16.1). */
+ * step failing on one item skips that item only (colord stops everything: colord §16.1). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,7 +96,7 @@ static void restore_disk_profiles(Manager *m) {
 }
 
 /* Disk devices come back as virtual, with Kind and properties as stored, and with the
- * owner that created them. colord makes every one root's (spec §3.4); then a user's device
+ * owner that created them. colord makes every one root's (colord §3.4); then a user's device
  * would change its path and, since only owners may delete (compatibility.md row 18), could
  * no longer be deleted by that user. Devices stored before schema 4 are root's. */
 static void restore_disk_devices(Manager *m) {

@@ -49,7 +49,7 @@ int edid_icc_params_init(EdidIccParams *p, const Edid *e, const char *vendor_nam
                 return -ENOMEM;
         }
 
-        /* Spec §9.4: xrandr[-{vendor}][-{model}][-{serial}], empty parts left out. */
+        /* colord §9.4: xrandr[-{vendor}][-{model}][-{serial}], empty parts left out. */
         if (asprintf(&p->device_id, "xrandr%s%s%s%s%s%s",
                      isempty(p->vendor) ? "" : "-", p->vendor,
                      isempty(p->model) ? "" : "-", p->model,

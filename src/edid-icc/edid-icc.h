@@ -2,8 +2,8 @@
 /* The mapping from a parsed EDID to the parameters of its ICC display profile, as colord and
  * GNOME make EDID profiles: description "Vendor Model", device manufacturer/model tags, and a
  * 'meta' dictionary with EDID_md5, EDID_manufacturer, EDID_model, EDID_serial, EDID_mnft,
- * DATA_source=edid, MAPPING_device_id (xrandr-<vendor>-<model>-<serial>, spec §9.4), EDID_gamma
- * and the primaries (spec §4.6). Also the display's device id and the PNP vendor-name lookup,
+ * DATA_source=edid, MAPPING_device_id (xrandr-<vendor>-<model>-<serial>, colord §9.4), EDID_gamma
+ * and the primaries (colord §4.6). Also the display's device id and the PNP vendor-name lookup,
  * so the daemon, the session helper and `tinct edid-profile` all name a monitor the same way.
  *
  * It is the one place that knows both src/edid and src/icc; keeping it here lets neither of
@@ -12,7 +12,7 @@
  * Choices, documented because other tools differ:
  *  - vendor: the PNP vendor name when the caller has a PNP table (hwdata's pnp.ids, see
  *    edid_icc_pnp_vendor_name()), else the 3-letter PNP id; either goes through
- *    names_vendor_quirk() (spec Appendix A).
+ *    names_vendor_quirk() (colord Appendix A).
  *  - model: the product name descriptor, trailing spaces trimmed; empty without one.
  *  - serial: the serial number descriptor, trimmed; else the numeric serial (bytes 12-15) in
  *    decimal when non-zero; else empty.
@@ -48,13 +48,13 @@ typedef struct EdidIccParams {
 /* Fills *p from e. vendor_name is the PNP table's name for e->manufacturer, or NULL.
  * cmf_binary names the program writing the profile (CMF_binary). Returns 0 or -ENOMEM; the
  * plausibility of the colorimetry is icc_display_params_check()'s business. Call
- * edid_icc_params_done() afterwards in either case. p->device_id is the id of spec §9.4
+ * edid_icc_params_done() afterwards in either case. p->device_id is the id of colord §9.4
  * with empty parts left out; it is plain "xrandr" when vendor, model and serial are all
  * empty (see edid_icc_display_id() for the connector fallback). */
 int edid_icc_params_init(EdidIccParams *p, const Edid *e, const char *vendor_name, const char *cmf_binary);
 void edid_icc_params_done(EdidIccParams *p);
 
-/* The display's device id (spec §9.4): p->device_id, or "xrandr-<connector>" when the EDID
+/* The display's device id (colord §9.4): p->device_id, or "xrandr-<connector>" when the EDID
  * gave no vendor, model or serial text. Returns a new string or NULL (out of memory). */
 char *edid_icc_display_id(const EdidIccParams *p, const char *connector);
 

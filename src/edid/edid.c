@@ -51,7 +51,7 @@ static void decode_descriptor_text(const uint8_t *d, char ret[EDID_DESCRIPTOR_TE
 }
 
 static bool descriptor_is_display(const uint8_t *d, uint8_t tag) {
-        /* §3.10.3: a display descriptor has a zero pixel clock (bytes 0-1); byte 3 is its tag. */
+        /* E-EDID §3.10.3: a display descriptor has a zero pixel clock (bytes 0-1); byte 3 is its tag. */
         return d[0] == 0 && d[1] == 0 && d[3] == tag;
 }
 
@@ -71,30 +71,30 @@ static void decode_xy(const uint8_t *b, unsigned hi_x, unsigned low_byte, unsign
 static void decode_base_block(Edid *e, const uint8_t *b) {
         decode_pnp_id(b, e->manufacturer);
 
-        /* §3.4.2: ID product code, bytes 10-11, little-endian. */
+        /* E-EDID §3.4.2: ID product code, bytes 10-11, little-endian. */
         e->product_code = (uint16_t) (b[10] | b[11] << 8);
-        /* §3.4.3: ID serial number, bytes 12-15, little-endian; 0 means unused. */
+        /* E-EDID §3.4.3: ID serial number, bytes 12-15, little-endian; 0 means unused. */
         e->serial_number = (uint32_t) b[12] | (uint32_t) b[13] << 8 |
                            (uint32_t) b[14] << 16 | (uint32_t) b[15] << 24;
-        /* §3.4.4: byte 16 week (0 unknown, 0xFF model year flag in 1.4), byte 17 year - 1990. */
+        /* E-EDID §3.4.4: byte 16 week (0 unknown, 0xFF model year flag in 1.4), byte 17 year - 1990. */
         e->week = b[16];
         e->year = 1990u + b[17];
 
-        /* §3.5: version (byte 18) and revision (byte 19). */
+        /* E-EDID §3.5: version (byte 18) and revision (byte 19). */
         e->version = b[18];
         e->revision = b[19];
 
-        /* §3.6.1: video input definition, bit 7 set for a digital input. */
+        /* E-EDID §3.6.1: video input definition, bit 7 set for a digital input. */
         e->digital = b[20] & 0x80;
 
-        /* §3.6.3: display transfer characteristic, byte 23 = gamma * 100 - 100; 0xFF means it
+        /* E-EDID §3.6.3: display transfer characteristic, byte 23 = gamma * 100 - 100; 0xFF means it
          * is defined in an extension block (DI-EXT). */
         if (b[23] == 0xff)
                 e->gamma_in_extension = true;
         else
                 e->gamma = (b[23] + 100) / 100.0;
 
-        /* §3.7: colour characteristics, bytes 25-34. */
+        /* E-EDID §3.7: colour characteristics, bytes 25-34. */
         decode_xy(b, 27, 25, 4, &e->red);
         decode_xy(b, 29, 25, 0, &e->green);
         decode_xy(b, 31, 26, 4, &e->blue);
@@ -110,7 +110,7 @@ static void decode_base_block(Edid *e, const uint8_t *b) {
                   descriptor_is_display(b + 90, 0xfe) && descriptor_is_display(b + 108, 0xfe) &&
                   b[108 + 15] == 0x0a;
 
-        /* §3.10: four 18-byte descriptors at 54, 72, 90, 108. Only the first serial and
+        /* E-EDID §3.10: four 18-byte descriptors at 54, 72, 90, 108. Only the first serial and
          * product name are kept (a second one would be a conformity error anyway). */
         for (unsigned i = 0; i < EDID_BASE_DESCRIPTORS; i++) {
                 const uint8_t *d = b + 54 + 18 * i;
@@ -119,17 +119,17 @@ static void decode_base_block(Edid *e, const uint8_t *b) {
                         continue;
 
                 switch (d[3]) {
-                case 0xff: /* §3.10.3.1: display product serial number */
+                case 0xff: /* E-EDID §3.10.3.1: display product serial number */
                         if (!e->has_serial_string) {
                                 decode_descriptor_text(d, e->serial_string);
                                 e->has_serial_string = true;
                         }
                         break;
-                case 0xfe: /* §3.10.3.2: alphanumeric data string */
+                case 0xfe: /* E-EDID §3.10.3.2: alphanumeric data string */
                         if (!e->spwg)
                                 decode_descriptor_text(d, e->alphanumeric[e->n_alphanumeric++]);
                         break;
-                case 0xfc: /* §3.10.3.4: display product name */
+                case 0xfc: /* E-EDID §3.10.3.4: display product name */
                         if (!e->has_model_name) {
                                 decode_descriptor_text(d, e->model_name);
                                 e->has_model_name = true;
@@ -140,7 +140,7 @@ static void decode_base_block(Edid *e, const uint8_t *b) {
                 }
         }
 
-        /* §3.9: byte 126, number of extension blocks that follow. */
+        /* E-EDID §3.9: byte 126, number of extension blocks that follow. */
         e->extension_count = b[126];
 }
 

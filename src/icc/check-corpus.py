@@ -8,7 +8,7 @@ shared/corpus/README.md). Prints the match rate per field and fails on any misma
 
 Which files must be rejected:
   * cd-iccdump could not load them (`cd_iccdump.error`);
-  * cd-iccdump found no description (colord's daemon refuses such profiles, spec 4.4);
+  * cd-iccdump found no description (colord's daemon refuses such profiles, colord §4.4);
   * cd-iccdump reported the `meta` dict as corrupted (colord fails loads that read the dict);
   * the `meta` dict has a record pointing outside its tag, checked here from the bytes.
     lcms reads such names from whatever lies beyond the tag (cd-iccdump shows a garbage key);

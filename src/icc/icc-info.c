@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* ICC reader: what the daemon needs from a profile (spec §4.4) and the profile-check warnings
- * colord computes (§4.7), on top of lcms2.
+/* ICC reader: what the daemon needs from a profile (colord §4.4) and the profile-check warnings
+ * colord computes (colord §4.7), on top of lcms2.
  *
  * Before lcms2 sees a byte we check the structure ourselves (ICC.1:2010 §7.2 header, §7.3 tag
  * table), because the tag table is where crafted files attack a reader and we would rather not
@@ -544,7 +544,7 @@ static int64_t header_created(const uint8_t *h) {
         return (int64_t) t;
 }
 
-/* ---- warnings (spec §4.7), the checks colord runs in cd_icc_get_warnings() ---- */
+/* ---- warnings (colord §4.7), the checks colord runs in cd_icc_get_warnings() ---- */
 
 static bool check_vcgt_monotonic(cmsHPROFILE profile) {
         const cmsToneCurve **vcgt = cmsReadTag(profile, cmsSigVcgtTag);
@@ -793,7 +793,7 @@ static int parse_opened(Lcms *l, const IccView *v, const uint8_t *buf, size_t si
         if (r < 0)
                 return r;
 
-        /* spec §4.3: the embedded profile ID when set, else the MD5 of all the bytes */
+        /* colord §4.3: the embedded profile ID when set, else the MD5 of all the bytes */
         bool id_set = false;
         for (size_t i = 84; i < 100; i++)
                 id_set = id_set || buf[i] != 0;

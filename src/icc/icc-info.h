@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Reading an ICC profile into the facts colord exposes (spec §4.4, §4.7), on top of lcms2.
+/* Reading an ICC profile into the facts colord exposes (colord §4.4, §4.7), on top of lcms2.
  * Bytes in, a plain struct out: no files, no bus, no SQL, no logging. */
 #pragma once
 
@@ -15,12 +15,12 @@ typedef struct IccInfo {
         char *copyright;        /* NULL if none */
         char *manufacturer;     /* device manufacturer description ('dmnd'), or NULL */
         char *model;            /* device model description ('dmdd'), or NULL */
-        const char *kind;       /* "display-device", ... (static string, spec §4.4) */
+        const char *kind;       /* "display-device", ... (static string, colord §4.4) */
         const char *colorspace; /* "rgb", ... (static string) */
         bool has_vcgt;
         int64_t created;        /* header date/time read as local time; 0 if unreadable */
         char **metadata;        /* 'meta' dict as key,value,key,value,...,NULL (UTF-8) */
-        char **warnings;        /* warning names (spec §14.2), NULL-terminated, may be empty;
+        char **warnings;        /* warning names (colord §14.2), NULL-terminated, may be empty;
                                  * NULL only when parsed with ICC_INFO_SKIP_WARNINGS */
         unsigned tags_ignored;  /* tag-table entries left out because their data lies outside
                                  * the file or beyond the header's size field (worth a log line) */
@@ -40,7 +40,7 @@ int icc_info_parse(const void *data, size_t size, IccInfo **ret, char **ret_erro
 int icc_info_parse_flags(const void *data, size_t size, IccInfoFlags flags, IccInfo **ret,
                          char **ret_error);
 
-/* Only the warnings of spec §4.7 (NULL-terminated, possibly empty array of static names
+/* Only the warnings of colord §4.7 (NULL-terminated, possibly empty array of static names
  * copied into a new strv). Same validation and errors as icc_info_parse(), except that a
  * profile without a description is not an error here (it gets "description-missing"). */
 int icc_info_compute_warnings(const void *data, size_t size, char ***ret_warnings,

@@ -95,7 +95,7 @@ static void assert_warnings(const IccInfo *info, const char *const *want) {
                 assert_streq(info->warnings[i], want[i]);
 }
 
-/* colord's own test profile (spec §4.3, §4.7): embedded ID, no warnings. */
+/* colord's own test profile (colord §4.3, §4.7): embedded ID, no warnings. */
 static void test_ibm_t61(void) {
         _cleanup_(icc_info_freep) IccInfo *info = parse_ok("colord-tests--ibm-t61.icc");
 
@@ -133,7 +133,7 @@ static void test_colord_srgb(void) {
         assert_se(info->created == local_time(2023, 3, 2, 10, 45, 31));
 }
 
-/* A v2 profile with zero ID bytes: the checksum is the MD5 of the whole file (spec §4.3). */
+/* A v2 profile with zero ID bytes: the checksum is the MD5 of the whole file (colord §4.3). */
 static void test_md5_checksum(void) {
         size_t size;
         _cleanup_free_ uint8_t *buf = load("icc-profiles-free--sRGB.icc", &size);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The naming and normalisation rules colord applies to ids and device properties
- * (spec §1.1, §3.3, Appendix A) and the string tables libcolord parses (§14.2).
+ * (colord §1.1, §3.3, Appendix A) and the string tables libcolord parses (colord §14.2).
  * Pure functions: no I/O, no bus. Every returned string is newly allocated. */
 #pragma once
 
@@ -22,7 +22,7 @@ char *names_model_normalize(const char *model, const char *kind);
 /* Serial: the text after "?serial=" when present (CUPS device URIs), else the value. */
 char *names_serial_normalize(const char *serial);
 
-/* ICC title clean-up (spec §4.4): leading "Default, ", cut at " (201", '_' to ' ',
+/* ICC title clean-up (colord §4.4): leading "Default, ", cut at " (201", '_' to ' ',
  * trailing ".icc"/".icm" in either case dropped. */
 char *names_profile_title(const char *description);
 

@@ -223,7 +223,7 @@ static void test_qualifier(void) {
         assert_se(qualifier_match("RGB.*.*", "RGB.Plain.300dpi"));
         assert_se(qualifier_match("RGB.Glossy.600dpi", "RGB.*.*"));   /* profile-side wildcard */
         assert_se(!qualifier_match("CMYK.*.*", "RGB.Plain.300dpi"));
-        /* both-missing parts are equal; one-sided missing is not (spec §5.4, §16.11) */
+        /* both-missing parts are equal; one-sided missing is not (colord §5.4, §16.11) */
         assert_se(qualifier_match("RGB", "RGB"));
         assert_se(qualifier_match("", ""));
         assert_se(!qualifier_match("RGB", "RGB.Plain"));

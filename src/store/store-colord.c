@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* One-time import of colord's databases (spec §7): mapping.db (mappings_v2, and the legacy
+/* One-time import of colord's databases (colord §7): mapping.db (mappings_v2, and the legacy
  * mappings table) and storage.db (devices + properties_v2 for disk devices, Enabled rows for
  * any device id, per-user titles in properties_pu).
  *
@@ -144,7 +144,7 @@ static int import_devices(Store *s, sqlite3 *db, ImportCounts *c) {
 
 static int import_properties(Store *s, sqlite3 *db, bool have_devices, ImportCounts *c) {
         sqlite3_stmt *st = NULL;
-        /* Properties of disk devices, plus Enabled rows of any device id (§7.2). */
+        /* Properties of disk devices, plus Enabled rows of any device id (colord §7.2). */
         int r = colord_prepare(db,
                                have_devices
                                        ? "SELECT p.device_id, p.property, p.value, d.device_id IS NOT NULL "

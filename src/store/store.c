@@ -135,7 +135,7 @@ static const char *const migrations[] = {
         "        value TEXT NOT NULL,"
         "        PRIMARY KEY (device_id, key)"
         ") STRICT;"
-        /* Per device id whatever the scope, as colord keeps it; not a property (§16.7). */
+        /* Per device id whatever the scope, as colord keeps it; not a property (colord §16.7). */
         "CREATE TABLE device_enabled ("
         "        device_id TEXT PRIMARY KEY NOT NULL,"
         "        enabled INTEGER NOT NULL CHECK (enabled IN (0, 1))"
@@ -433,7 +433,7 @@ static bool file_exists(const char *path) {
 
 /* SQLite creates files with 0644 & ~umask. Creating the file first fixes its mode; the
  * -wal and -shm files then inherit it. 0600: only the daemon's user reads device serials,
- * CUPS queue names and per-user titles (colord's world-readable files leak them, §16.28).
+ * CUPS queue names and per-user titles (colord's world-readable files leak them, colord §16.28).
  * Tools run as that user (or root) to export. */
 static int precreate_private(const char *path) {
         int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);

@@ -70,7 +70,7 @@ int store_mapping_devices_for_profile(Store *s, const char *profile_id, StoreMap
 void store_mappings_free(StoreMapping *m, size_t n);
 
 /* Devices of scope "disk". Kind is an ordinary property here: store it at creation (colord
- * does not, §16.7). "Enabled" is not a property (-EINVAL): use store_device_set_enabled(). */
+ * does not, colord §16.7). "Enabled" is not a property (-EINVAL): use store_device_set_enabled(). */
 int store_device_add(Store *s, const char *device_id);               /* -EEXIST if present */
 /* With its properties and its Enabled flag, as colord drops every storage row of a disk
  * device. -ENOENT if it was not stored. */

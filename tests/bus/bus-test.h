@@ -42,7 +42,7 @@ static inline char *xasprintf(const char *fmt, ...) {
                 fprintf(stderr, "--- %s: ok\n", #fn);                 \
         } while (0)
 
-/* Tests of behaviour tinct fixes on purpose (colord-spec §16) are skipped against colord. */
+/* Tests of behaviour tinct fixes on purpose (colord §16) are skipped against colord. */
 #define SKIP_ON_COLORD(h, why)                                                        \
         do {                                                                          \
                 if (harness_is_colord(h)) {                                           \

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Bus tests of authorization (spec §12, §1.1): root never asks polkit; an unprivileged
+/* Bus tests of authorization (colord §12, §1.1): root never asks polkit; an unprivileged
  * caller (uid 65534) is checked with the right action id per method, with subject
  * system-bus-name = its unique name, flags 1, cancellation id ""; answers allow / deny /
  * error / silent / absent authority; FailedToAuthenticate in each interface's domain;
@@ -353,7 +353,7 @@ static int nobody_silent(sd_bus *bus, void *userdata) {
 
 static void test_silent(void) {
         if (streq_ptr(getenv("TINCT_TEST_DAEMON"), "colord")) {
-                /* colord's synchronous check freezes the daemon (§16.19); nothing to test */
+                /* colord's synchronous check freezes the daemon (colord §16.19); nothing to test */
                 fprintf(stderr, "    (skipped on colord: synchronous polkit)\n");
                 return;
         }
@@ -393,7 +393,7 @@ static void test_no_passwd_entry(void) {
         close(fd);
 
         if (getenv("TINCT_TEST_DAEMON") && streq(getenv("TINCT_TEST_DAEMON"), "colord")) {
-                fprintf(stderr, "    (skipped on colord: it crashes here, §16.13)\n");
+                fprintf(stderr, "    (skipped on colord: it crashes here, colord §16.13)\n");
                 unlink(passwd);
                 return;
         }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Bus tests of the Device interface (spec §3): every property with its exact type, the
- * property normalisation of §3.3, SetProperty limits, AddProfile/RemoveProfile/
+/* Bus tests of the Device interface (colord §3): every property with its exact type, the
+ * property normalisation of colord §3.3, SetProperty limits, AddProfile/RemoveProfile/
  * MakeProfileDefault/GetProfileRelation errors, SetEnabled, ProfilingInhibit and
  * Uninhibit. Ordering and qualifier matching are in test-qualifiers.c. */
 
@@ -258,7 +258,7 @@ static void test_make_default(Harness *h, sd_bus *bus) {
         assert_streq(r1, "hard");
         assert_streq(r2, "soft");
 
-        /* a soft profile that is already first is promoted too (§16.8) */
+        /* a soft profile that is already first is promoted too (colord §16.8) */
         _cleanup_free_ char *d2 = harness_must_create_device(bus, "dev-def2", "temp", "display", NO_KV);
         must_add_profile(bus, d2, "soft", p3);
         must_call(bus, d2, CM_DEVICE_IFACE, "MakeProfileDefault", "o", p3);

@@ -5,7 +5,7 @@
  * slept for. Covered: a laptop panel found at start-up, plug/unplug/replug, two identical
  * monitors (distinct ids, the plain id as an alias), HDR metadata, an EDID whose colorimetry
  * is refused, the generated profile read back (primaries within 0.001 of the EDID), and the
- * GNOME/KDE session sequence of spec §9.5 run as uid 65534: the session's device and the
+ * GNOME/KDE session sequence of colord §9.5 run as uid 65534: the session's device and the
  * daemon's coexist, and the user's hard choice wins.
  *
  * The harness always passes --no-udev (discovery off), which is right for every other
@@ -122,7 +122,7 @@ static void remove_tree(void) {
         assert_se(waitpid(pid, &status, 0) == pid);
 }
 
-/* The object path of a device owned by uid 0 (spec §1.1 escaping). */
+/* The object path of a device owned by uid 0 (colord §1.1 escaping). */
 static char *device_path(const char *id) {
         char *p = xasprintf(CM_PATH "/devices/%s", id);
         for (char *s = p + strlen(CM_PATH "/devices/"); *s; s++)
@@ -471,7 +471,7 @@ static void test_edid_parser_crash(Harness *h, sd_bus *bus) {
 #endif
 }
 
-/* ---- the session, as GNOME and colord-kde do it (spec §9.5), unprivileged ------------------ */
+/* ---- the session, as GNOME and colord-kde do it (colord §9.5), unprivileged ------------------ */
 
 typedef struct Session {
         const char *daemon_dev;   /* the daemon's device for the Dell */

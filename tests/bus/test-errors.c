@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Bus tests of bad input (spec §1.4, §2.2, §3.3, §4.2, §16.5): wrong signatures sent by
+/* Bus tests of bad input (colord §1.4, §2.2, §3.3, §4.2, §16.5): wrong signatures sent by
  * hand (InvalidArgs), unknown methods, interfaces and properties, read-only properties,
  * over-long keys and values, a huge id, CreateProfile with a missing Filename, an fd
  * that is a pipe, fds of non-ICC or broken ICC data, and no ghost object after any of
@@ -104,17 +104,17 @@ static void test_lengths(Harness *h, sd_bus *bus) {
         _cleanup_free_ char *d1 = harness_create_device(bus, "len-dev1", "temp", "display", KV(key, "x"), &e, &r);
         assert_bus_error(r, &e, CM_ERR "InputInvalid");
         sd_bus_error_free(&e);
-        if (!harness_is_colord(h)) /* colord leaves a ghost (§16.5) */
+        if (!harness_is_colord(h)) /* colord leaves a ghost (colord §16.5) */
                 assert_find_error(bus, "FindDeviceById", "len-dev1", CM_ERR "NotFound");
         _cleanup_free_ char *d2 = harness_create_device(bus, "len-dev2", "temp", "display", KV("Model", value), &e, &r);
         assert_bus_error(r, &e, CM_ERR "InputInvalid");
         sd_bus_error_free(&e);
-        if (!harness_is_colord(h)) /* colord leaves a ghost (§16.5) */
+        if (!harness_is_colord(h)) /* colord leaves a ghost (colord §16.5) */
                 assert_find_error(bus, "FindDeviceById", "len-dev2", CM_ERR "NotFound");
         _cleanup_free_ char *d3 = harness_create_device(bus, "len-dev3", "disk", "display", KV("Meta", value), &e, &r);
         assert_bus_error(r, &e, CM_ERR "InputInvalid");
         sd_bus_error_free(&e);
-        if (!harness_is_colord(h)) /* colord leaves a ghost (§16.5) */
+        if (!harness_is_colord(h)) /* colord leaves a ghost (colord §16.5) */
                 assert_find_error(bus, "FindDeviceById", "len-dev3", CM_ERR "NotFound");
 
         _cleanup_free_ char *p1 = harness_create_profile(bus, "len-prof1", "temp", KV(key, "x"), &e, &r);
@@ -123,7 +123,7 @@ static void test_lengths(Harness *h, sd_bus *bus) {
         _cleanup_free_ char *p2 = harness_create_profile(bus, "len-prof2", "temp", KV("Qualifier", value), &e, &r);
         assert_bus_error(r, &e, CM_ERR "InputInvalid");
         sd_bus_error_free(&e);
-        if (!harness_is_colord(h)) { /* colord leaves these behind (§16.5) */
+        if (!harness_is_colord(h)) { /* colord leaves these behind (colord §16.5) */
                 assert_find_error(bus, "FindProfileById", "len-prof1", CM_ERR "NotFound");
                 assert_find_error(bus, "FindProfileById", "len-prof2", CM_ERR "NotFound");
         }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Bus tests of scopes and lifetimes (spec §3.4, §3.2, §6.1): temp devices and profiles
+/* Bus tests of scopes and lifetimes (colord §3.4, §3.2, §6.1): temp devices and profiles
  * vanish when their creator's connection closes (DeviceRemoved/ProfileRemoved are
  * awaited, never slept for), normal ones stay, a ProfilingInhibit is released when the
  * inhibitor leaves the bus. Restart persistence is in test-persistence.c. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Bus tests of the manager interface (spec §2): properties, the Get and Find lookups,
+/* Bus tests of the manager interface (colord §2): properties, the Get and Find lookups,
  * CreateDevice/DeleteDevice/CreateProfile/DeleteProfile and their error paths, object
  * path escaping, no ghost objects after a failed create, GetStandardSpace only from
  * system-wide profiles. Runs as root; authorization is in test-auth.c. */
@@ -169,7 +169,7 @@ static void test_path_escaping(Harness *h, sd_bus *bus) {
 }
 
 static void test_path_collision(Harness *h, sd_bus *bus) {
-        SKIP_ON_COLORD(h, "colord leaves a ghost device on a path collision (spec §1.1)");
+        SKIP_ON_COLORD(h, "colord leaves a ghost device on a path collision (colord §1.1)");
         _cleanup_free_ char *d = harness_must_create_device(bus, "coll-a-b", "temp", "display", NO_KV);
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         int r;
@@ -297,7 +297,7 @@ static void test_profile_disk_scope(Harness *h, sd_bus *bus) {
         if (harness_is_colord(h)) {
                 _cleanup_free_ char *p = harness_create_profile(bus, "prof-disk", "disk", NO_KV, &error, &r);
                 assert_bus_error(r, &error, CM_ERR "NotSupported");
-                SKIP_ON_COLORD(h, "colord keeps a ghost after NotSupported (spec §2.2 step 5)");
+                SKIP_ON_COLORD(h, "colord keeps a ghost after NotSupported (colord §2.2 step 5)");
         }
         _cleanup_free_ char *p = harness_must_create_profile(bus, "prof-disk", "disk", KV("Qualifier", "RGB.Disk.*"));
         _cleanup_free_ char *scope = harness_get_string(bus, p, CM_PROFILE_IFACE, "Scope");
@@ -341,7 +341,7 @@ static void test_standard_space(Harness *h, sd_bus *bus) {
 
         assert_find_error(bus, "GetStandardSpace", "prophoto-rgb", CM_ERR "NotFound");
         assert_find_error(bus, "GetStandardSpace", "", CM_ERR "NotFound");
-        SKIP_ON_COLORD(h, "colord reads the ICC dict only for its own data files, and trusts client profiles (§16.2, §16.21)");
+        SKIP_ON_COLORD(h, "colord reads the ICC dict only for its own data files, and trusts client profiles (colord §16.2, §16.21)");
         /* the discovered sRGB.icc carries STANDARD_space=srgb in its dict */
         assert_find_ok(bus, "GetStandardSpace", "srgb", PROF_PATH("icc_6209e0eee05d1da9df7b4e3c2da33f62"));
 

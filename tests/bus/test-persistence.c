@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Bus tests of persistence across a daemon restart (spec §7, §3.4, §16.6-7): disk
+/* Bus tests of persistence across a daemon restart (colord §7, §3.4, §16.6, §16.7): disk
  * devices come back (Mode virtual, Owner 0, Kind kept, properties kept, Enabled not in
  * Metadata), temp and normal ones do not, hard mappings and removal markers and the
  * per-id Enabled flag survive, virtual->physical promotion reuses the object without a
@@ -65,7 +65,7 @@ static void after_restart(Harness *h, sd_bus *bus) {
         _cleanup_free_ char *rel = relation_of(bus, disk, SRGB_PATH);
         assert_streq(rel, "hard");
         check_getall(h, bus, disk, CM_DEVICE_IFACE, device_props, NULL);
-        if (!harness_is_colord(h)) { /* §16.7: colord loses Kind and leaks Enabled */
+        if (!harness_is_colord(h)) { /* colord §16.7: colord loses Kind and leaks Enabled */
                 assert_streq(kind, "printer");
                 assert_streq(model, "LaserJet");
                 assert_se(!harness_dict_get(md, "Enabled"));
@@ -89,7 +89,7 @@ static void after_restart(Harness *h, sd_bus *bus) {
         int r = recorder_call(rec, CM_PATH, CM_IFACE, "CreateDevice", &e, &reply, "ssa{ss}", "per-disk", "disk", 2,
                               "Kind", "printer", "Mode", "physical");
         if (harness_is_colord(h)) {
-                /* colord: shadow duplicate and a SQL error (§16.6) */
+                /* colord: shadow duplicate and a SQL error (colord §16.6) */
                 fprintf(stderr, "    colord promotion answered %s\n", r < 0 ? e.name : "ok");
                 return;
         }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Bus tests of the profile directory watch (spec §8.4, issue 3): real ICC files written
+/* Bus tests of the profile directory watch (colord §8.4, issue 3): real ICC files written
  * into a watched --profile-dir the ways writers do (cp in place, atomic temp+rename, moved
  * in, renamed inside, rewritten with other bytes, deleted, new sub-directories, too-deep
  * directories, garbage, empty files, identical copies). Every step waits for the
@@ -315,7 +315,7 @@ static void test_watch(Harness *h, sd_bus *bus) {
         assert_se(strv_extend(&live, wg) >= 0);
         assert_profiles_exactly(&c, live);
 
-        /* 8. three levels deep: ignored (colord aborts its whole walk here, §8.3) */
+        /* 8. three levels deep: ignored (colord aborts its whole walk here, colord §8.3) */
         fprintf(stderr, "  too deep\n");
         _cleanup_free_ char *sub3 = in_dir(&c, "sub/deeper/too-deep");
         _cleanup_free_ char *x11_src = corpus_path_of("colord-data--x11-colors.icc");
@@ -473,7 +473,7 @@ int main(void) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = harness_connect(h);
 
         if (harness_is_colord(h)) {
-                /* colord misses cp-style writes and never signals removals (§8.4) */
+                /* colord misses cp-style writes and never signals removals (colord §8.4) */
                 fprintf(stderr, "skipped on colord: tinct's watch semantics\n");
                 return 77;
         }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Bus tests of device-profile relations (spec §5): the Profiles ordering (hard, then
+/* Bus tests of device-profile relations (colord §5): the Profiles ordering (hard, then
  * soft non-EDID, then soft EDID, newest first), GetProfileForQualifiers with the
- * cups-filters fallback list of §5.4, hard-before-soft, wildcards on either side,
+ * cups-filters fallback list of colord §5.4, hard-before-soft, wildcards on either side,
  * relation timestamps kept across delete+recreate, automatic assignment from
  * MAPPING_device_id and the 0-timestamp removal marker. */
 
@@ -96,7 +96,7 @@ static void test_matching(Harness *h, sd_bus *bus) {
         expect_nothing(bus, d, KV("RGB.Plain.300"));
 
         if (!harness_is_colord(h)) {
-                /* parts missing on both sides are equal (colord reads out of bounds, §16.11) */
+                /* parts missing on both sides are equal (colord reads out of bounds, colord §16.11) */
                 _cleanup_free_ char *shortq = qprofile(bus, "q-short", "RGB");
                 must_add_profile(bus, d, "soft", shortq);
                 expect_match(bus, d, KV("RGB"), shortq);
@@ -154,7 +154,7 @@ static void test_ordering(Harness *h, sd_bus *bus) {
         must_call(bus, CM_PATH, CM_IFACE, "DeleteDevice", "o", d);
 
         /* a soft calib profile stays ahead of a newer soft EDID profile in Profiles, but
-         * the soft pass of GetProfileForQualifiers is plain newest-first (§5.4 step 3) */
+         * the soft pass of GetProfileForQualifiers is plain newest-first (colord §5.4 step 3) */
         _cleanup_free_ char *d2 = harness_must_create_device(bus, "q-order2", "temp", "display", NO_KV);
         must_add_profile(bus, d2, "soft", calib);
         must_add_profile(bus, d2, "soft", edid);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Bus tests of what survives a daemon restart (spec §7.3, §5.5, issue 3), each with its own
+/* Bus tests of what survives a daemon restart (colord §7.3, §5.5, issue 3), each with its own
  * harness (state and profile dirs in a temp dir) and real restarts (SIGTERM, clean exit,
  * start again on the same state):
  *  - disk devices with every kind of property, Kind and Enabled=false; normal/temp devices
@@ -927,7 +927,7 @@ static void test_colord_import(void) {
 
 int main(void) {
         if (getenv("TINCT_TEST_DAEMON") && streq(getenv("TINCT_TEST_DAEMON"), "colord")) {
-                /* colord stores no Kind, has no cache, backups or import (§7, §16.7) */
+                /* colord stores no Kind, has no cache, backups or import (colord §7, §16.7) */
                 fprintf(stderr, "skipped on colord: tinct's persistence\n");
                 return 77;
         }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Bus tests of the dummy sensor (--create-dummy-sensor, spec §6): properties and types,
+/* Bus tests of the dummy sensor (--create-dummy-sensor, colord §6): properties and types,
  * Lock/Unlock and their errors, GetSample (two State changes and ButtonPressed before
  * the reply, the sRGB->XYZ value), ambient, SetOptions, GetSpectrum, the lock being
  * released when its holder leaves, and Sensor.FailedToAuthenticate for an unprivileged
@@ -17,7 +17,7 @@ static void test_properties(Harness *h, sd_bus *bus) {
         assert_find_ok(bus, "FindSensorById", "dummy", SENSOR);
         assert_find_error(bus, "FindSensorById", "dummy-00", CM_ERR "NotFound");
 
-        check_getall(h, bus, SENSOR, CM_SENSOR_IFACE, sensor_props, "Metadata"); /* colord: a{sv}, §16.9 */
+        check_getall(h, bus, SENSOR, CM_SENSOR_IFACE, sensor_props, "Metadata"); /* colord: a{sv}, colord §16.9 */
         static const char *const want[][2] = {
                 { "SensorId", "dummy" }, { "Kind", "dummy" }, { "State", "idle" }, { "Mode", "unknown" },
                 { "Serial", "0123456789a" }, { "Model", "Dummy Sensor #1" }, { "Vendor", "Acme Corp" },
@@ -101,7 +101,7 @@ static void test_lock_and_sample(Harness *h, sd_bus *bus) {
         _cleanup_free_ char *state = harness_get_string(bus, SENSOR, CM_SENSOR_IFACE, "State");
         assert_streq(state, "idle");
 
-        /* a client that does not hold the lock: colord serves it (§16.26), tinct refuses */
+        /* a client that does not hold the lock: colord serves it (colord §16.26), tinct refuses */
         r = get_sample(bus, "ambient", xyz, &e);
         if (harness_is_colord(h))
                 assert_bus_ok(r, &e);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Bus tests of signals (spec §1.2, §2.3, §3.2, §4.2): every change is announced by
+/* Bus tests of signals (colord §1.2, §2.3, §3.2, §4.2): every change is announced by
  * PropertiesChanged (with the introspected value types and normalised values) and the
  * object/manager signals BEFORE the reply of the method that caused it; calls that
  * change nothing send nothing; nothing libcolord does not know is ever sent. A recorder
@@ -189,7 +189,7 @@ static void test_device_set_property(Harness *h, Recorder *rec, sd_bus *bus) {
                 r = recorder_call(rec, d, CM_DEVICE_IFACE, "SetProperty", &error, NULL, "ss", cases[c][0], cases[c][1]);
                 assert_bus_ok(r, &error);
                 i = assert_before_reply(rec, "PropertiesChanged", d, cases[c][0]);
-                if (!harness_is_colord(h))  /* colord sends the raw input (§16.9) */
+                if (!harness_is_colord(h))  /* colord sends the raw input (colord §16.9) */
                         assert_changed_string(rec, i, cases[c][0], cases[c][2]);
                 assert_no_signal(rec, "DeviceChanged", NULL);
                 if (!harness_is_colord(h))
@@ -256,7 +256,7 @@ static void test_device_enabled_inhibit(Harness *h, Recorder *rec, sd_bus *bus) 
         r = recorder_call(rec, d, CM_DEVICE_IFACE, "ProfilingInhibit", &error, NULL, NULL);
         assert_bus_ok(r, &error);
         assert_before_reply(rec, "DeviceChanged", CM_PATH, NULL);
-        if (!harness_is_colord(h)) /* colord never signals ProfilingInhibitors (§16.9) */
+        if (!harness_is_colord(h)) /* colord never signals ProfilingInhibitors (colord §16.9) */
                 assert_before_reply(rec, "PropertiesChanged", d, "ProfilingInhibitors");
         check_recorded(rec);
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Bus tests of virtual devices (soft-proofing targets, spec §3.4) across daemon restarts,
+/* Bus tests of virtual devices (soft-proofing targets, colord §3.4) across daemon restarts,
  * as `tinct create-virtual-device` makes them: CreateDevice(scope disk, Mode virtual, Kind,
  * Colorspace, Vendor, Model) plus AddProfile hard, for a disk profile (CreateProfileWithFd,
  * scope disk) and for a system profile from the profile directory.
@@ -186,7 +186,7 @@ static void test_virtual_restart(void) {
 
 int main(void) {
         if (getenv("TINCT_TEST_DAEMON") && streq(getenv("TINCT_TEST_DAEMON"), "colord")) {
-                /* colord refuses disk-scope profiles and forgets Kind (§16.7) */
+                /* colord refuses disk-scope profiles and forgets Kind (colord §16.7) */
                 fprintf(stderr, "skipped on colord: disk profiles and stored kinds are tinct's\n");
                 return 77;
         }

@@ -218,7 +218,7 @@ def session():
         ids = [x["ProfileId"] for x in tinct_json(env, "get-profiles")["profiles"]]
         check(P1 in ids and P2 in ids and len(ids) == 2 + len(profiles), "get-profiles: %r" % ids)
         check_eq(len(text_objects(tinct(env, "get-profiles").stdout)), len(ids), "get-profiles text")
-        if profiles and not env.is_colord:  # colord's GetStandardSpace bug (spec §16 item 2)
+        if profiles and not env.is_colord:  # colord's GetStandardSpace bug (colord §16.2)
             s = tinct_json(env, "get-standard-space", "srgb")
             check_eq((s["Metadata"]["STANDARD_space"], s["IsSystemWide"]), ("srgb", True), "srgb")
             f = tinct_json(env, "find-profile-by-filename", os.path.basename(SRGB))
@@ -346,7 +346,7 @@ def counts(env):
 
 def virtual():
     if daemon_kind() == "colord":
-        print("    (skipped on colord: no disk-scope profiles, spec §4)")
+        print("    (skipped on colord: no disk-scope profiles, colord §4)")
         return
     with TinctEnv(polkit="allow", profiles=[SRGB],
                   polkit_deny=["org.freedesktop.color-manager.modify-device"]) as env:

@@ -90,7 +90,7 @@ def icc_checksum(name):
 
 
 def icc_title(name):
-    """The title colord shows for a file: the cleaned-up en_US description (spec 4.4)."""
+    """The title colord shows for a file: the cleaned-up en_US description (colord §4.4)."""
     d = icc_ref(name)["summary"]["description"]["cd_iccdump"]
     if d.startswith("Default, "):
         d = d[len("Default, "):]
@@ -266,8 +266,8 @@ _TESTS = []
 
 
 def test(fn=None, *, colord_bug=None):
-    """Register a test function. colord_bug='16.9' marks a test that checks a fix tinct
-    makes to a known colord bug (spec section 16): against the real colord it is expected
+    """Register a test function. colord_bug='9' marks a test that checks a fix tinct
+    makes to a known colord bug (colord §16.9): against the real colord it is expected
     to fail and is reported as such, not counted as a failure."""
     def deco(f):
         f.colord_bug = colord_bug
@@ -331,10 +331,10 @@ def main(argv=None, child_env=None, uses_daemon=True):
         if colord and f.colord_bug:
             if ok:
                 xpass.append(f.__name__)
-                tag = "PASS (colord bug %s not reproduced)" % f.colord_bug
+                tag = "PASS (colord §16.%s not reproduced)" % f.colord_bug
             else:
                 xfail.append(f.__name__)
-                tag = "expected failure on colord (spec 16, item %s: tinct fixes it)" % f.colord_bug
+                tag = "expected failure on colord (colord §16.%s: tinct fixes it)" % f.colord_bug
         elif ok:
             passed.append(f.__name__)
         else:

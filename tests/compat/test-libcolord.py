@@ -6,9 +6,9 @@ Every test runs in its own process with G_DEBUG=fatal-warnings, as GLib test pro
 any libcolord warning (an unknown property or signal, a value of the wrong type) aborts
 that process and fails the test. Property values are read from libcolord's cache straight
 after the synchronous call that changed them: the cache is updated only by
-PropertiesChanged, which the daemon must send before its reply (spec 1.2).
+PropertiesChanged, which the daemon must send before its reply (colord §1.2).
 
-Tests marked colord_bug check a fix tinct makes to a colord bug listed in spec section 16;
+Tests marked colord_bug check a fix tinct makes to a colord bug listed in colord §16;
 with TINCT_TEST_DAEMON=colord they are expected to fail."""
 
 import json
@@ -806,7 +806,7 @@ CUPS_FALLBACK = ["RGB.Glossy.600dpi", "RGB.Glossy.*", "RGB.*.600dpi", "RGB.*.*",
 
 @test
 def cups_flow():
-    """spec 9.5: cupsd's temp profiles and device over raw D-Bus, AddProfile soft, then the
+    """colord §9.5: cupsd's temp profiles and device over raw D-Bus, AddProfile soft, then the
     print filter's qualifier lookups with the fallback list through libcolord"""
     with lc_env() as env:
         c = client(env)
@@ -888,7 +888,7 @@ def qualifier_matching_rules():
 
 @test
 def gnome_display_flow():
-    """spec 9.5: temp display device with XRANDR_name/OutputEdidMd5, EDID profile soft, the user
+    """colord §9.5: temp display device with XRANDR_name/OutputEdidMd5, EDID profile soft, the user
     picks a profile (AddProfile hard + MakeProfileDefault), output removed"""
     with lc_env() as env:
         c = client(env)
@@ -1242,7 +1242,7 @@ def nobody_allowed():
             check("org.freedesktop.color-manager." + a in acts, "polkit asked for %s" % a)
 
 
-@test(colord_bug="16.22")
+@test(colord_bug="22")
 def nobody_cannot_touch_others_objects():
     """uid 65534, even with polkit allowing, may not delete root's device nor change root's
     profile (other than its own per-user Title): docs/compatibility.md, row 18"""

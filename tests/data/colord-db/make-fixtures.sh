@@ -56,7 +56,7 @@ DBUS_SYSTEM_BUS_ADDRESS="unix:path=$tmp/bus.sock"
 export DBUS_SYSTEM_BUS_ADDRESS
 
 # colord runs as its own user, as on Debian. Root callers skip polkit, and so does the
-# daemon's own uid (spec §12.2), which gives a second uid for per-user titles.
+# daemon's own uid (colord §12.2), which gives a second uid for per-user titles.
 setpriv --reuid=colord --regid=colord --init-groups \
         env DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" /usr/libexec/colord --verbose \
         >"$tmp/colord.log" 2>&1 &
@@ -90,7 +90,7 @@ adobe=$(profile_id_of /usr/share/color/icc/colord/AdobeRGB1998.icc)
 bluish=$(profile_id_of /usr/share/color/icc/colord/Bluish.icc)
 [ -n "$srgb" ] && [ -n "$adobe" ] && [ -n "$bluish" ] || { echo "profiles not found" >&2; exit 1; }
 
-# 1. A disk display. Kind is given at creation only, which colord does not store (§16.7).
+# 1. A disk display. Kind is given at creation only, which colord does not store (colord §16.7).
 colormgr create-device xrandr-Fixture-Display disk display
 colormgr device-set-vendor xrandr-Fixture-Display "Fixture Vendor"
 colormgr device-set-model xrandr-Fixture-Display "Fixture Model 27"
