@@ -10,6 +10,8 @@ packages=(
         dbus-daemon python3 python3-dbus python3-gi gir1.2-colord-1.0 colord util-linux systemd
         cups-daemon cups-client
 )
+# man-db: systemd-analyze verify checks Documentation=man:tinctd(8) with man(1) (tests/install).
+packages+=(man-db)
 # valgrind runs the bus tests' daemon under memcheck in run-tests too.
 packages+=(valgrind)
 

@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The install tree a distribution package is made from: configures SRC afresh with
+# --prefix=/usr in a temporary directory, builds, installs into a DESTDIR, and compares the
+# installed files with tests/install/expected-files.txt. Then every installed systemd unit
+# passes `systemd-analyze verify` (with its binaries' paths pointed into the DESTDIR, since
+# nothing is installed on the machine itself), the pkg-config file names the library, and
+# the installed tinct and tinctd run (--version).
+#   check-install.sh SRC [CORPUS]
+set -euo pipefail
+src=$(realpath "$1")
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tinct-install-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+meson setup "$tmp/build" "$src" --prefix=/usr --buildtype=plain -Dcorpus_dir="${2:-}" >"$tmp/setup.log" ||
+        { cat "$tmp/setup.log"; exit 1; }
+ninja -C "$tmp/build" >"$tmp/build.log" || { tail -50 "$tmp/build.log"; exit 1; }
+meson install -C "$tmp/build" --destdir "$tmp/dest" --no-rebuild >"$tmp/install.log" ||
+        { cat "$tmp/install.log"; exit 1; }
+
+(cd "$tmp/dest" && find . \( -type f -o -type l \) | sed 's|^\.||') |
+        sed -E 's|^/usr/lib/[a-z0-9_]+-linux-[a-z0-9_]+/|/usr/@LIBDIR@/|' | sort >"$tmp/got"
+grep -v '^#' "$src/tests/install/expected-files.txt" | sort >"$tmp/want"
+if ! diff -u "$tmp/want" "$tmp/got"; then
+        echo "installed files differ from tests/install/expected-files.txt (- expected, + installed)" >&2
+        exit 1
+fi
+echo "installed: $(wc -l <"$tmp/got") files, as expected"
+
+# Units: verified as installed, but with /usr/libexec and /usr/bin pointing into DESTDIR.
+mkdir -p "$tmp/units"
+found=0
+for unit in "$tmp"/dest/usr/lib/systemd/system/*.service "$tmp"/dest/usr/lib/systemd/user/*.service; do
+        [ -f "$unit" ] || continue
+        sed -e "s|=/usr/libexec/|=$tmp/dest/usr/libexec/|g" -e "s|=/usr/bin/|=$tmp/dest/usr/bin/|g" \
+                "$unit" >"$tmp/units/$(basename "$unit")"
+        mode=--system
+        case $unit in */user/*) mode=--user ;; esac
+        # Documentation=man:... is checked with man(1): the pages are in DESTDIR too.
+        if ! out=$(MANPATH="$tmp/dest/usr/share/man" systemd-analyze verify $mode "$tmp/units/$(basename "$unit")" 2>&1) || [ -n "$out" ]; then
+                echo "systemd-analyze verify $(basename "$unit"):" >&2
+                echo "$out" >&2
+                exit 1
+        fi
+        echo "systemd-analyze verify $mode $(basename "$unit"): clean"
+        found=$((found + 1))
+done
+[ "$found" -gt 0 ] || { echo "no systemd unit installed" >&2; exit 1; }
+
+pc=$(find "$tmp/dest" -name tinct.pc)
+grep -q '^Libs: .*-ltinct' "$pc" || { echo "tinct.pc does not link -ltinct" >&2; exit 1; }
+"$tmp/dest/usr/bin/tinct" --version
+"$tmp/dest/usr/libexec/tinctd" --version
