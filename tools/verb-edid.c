@@ -16,50 +16,22 @@
 #include <unistd.h>
 
 #include "edid.h"
+#include "fileio.h"
 #include "icc-create.h"
 #include "edid-icc.h"
 #include "json.h"
 #include "macro.h"
 #include "verbs.h"
 
-/* An EDID is at most 256 blocks of 128 bytes; read one byte more to notice longer files. */
+/* An EDID is at most 256 blocks of 128 bytes. */
 #define EDID_FILE_MAX (EDID_MAX_BLOCKS * EDID_BLOCK_SIZE)
-
-static int read_file(const char *path, size_t max, uint8_t **ret, size_t *ret_size) {
-        _cleanup_close_ int fd = -1;
-        _cleanup_free_ uint8_t *buf = NULL;
-        size_t n = 0;
-
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        buf = malloc(max + 1);
-        if (!buf)
-                return -ENOMEM;
-        for (;;) {
-                ssize_t k = read(fd, buf + n, max + 1 - n);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (k == 0)
-                        break;
-                n += (size_t) k;
-                if (n > max)
-                        return -EFBIG;
-        }
-        *ret = TAKE_PTR(buf);
-        *ret_size = n;
-        return 0;
-}
 
 static int load_edid(const char *path, Edid **ret) {
         _cleanup_free_ uint8_t *buf = NULL;
         size_t size = 0;
         int r;
 
-        r = read_file(path, EDID_FILE_MAX, &buf, &size);
+        r = read_file_capped(path, EDID_FILE_MAX, 0, &buf, &size, NULL);
         if (r == -EFBIG) {
                 fprintf(stderr, "%s: EDID is longer than %u bytes\n", path, EDID_FILE_MAX);
                 return r;
@@ -451,39 +423,6 @@ int verb_edid_info(int argc, char **argv) {
         return fflush(stdout) == 0 ? 0 : 1;
 }
 
-static int write_file_atomic(const char *path, const void *data, size_t size) {
-        _cleanup_free_ char *tmp = NULL;
-        _cleanup_close_ int fd = -1;
-        const uint8_t *p = data;
-        int r = 0;
-
-        /* Written beside the target and renamed, so a reader never sees half a profile. */
-        if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
-                return -ENOMEM;
-        fd = mkostemp(tmp, O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        while (size > 0) {
-                ssize_t k = write(fd, p, size);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        r = -errno;
-                        break;
-                }
-                p += k;
-                size -= (size_t) k;
-        }
-        if (r == 0 && fchmod(fd, 0644) < 0)
-                r = -errno;
-        if (r == 0 && close(TAKE_FD(fd)) < 0)
-                r = -errno;
-        if (r == 0 && rename(tmp, path) < 0)
-                r = -errno;
-        if (r < 0)
-                (void) unlink(tmp);
-        return r;
-}
 
 int verb_edid_profile(int argc, char **argv) {
         static const struct option options[] = {
@@ -533,7 +472,7 @@ int verb_edid_profile(int argc, char **argv) {
                 return 1;
         }
 
-        r = write_file_atomic(output, data, size);
+        r = write_file_atomic(output, data, size, 0644, 0);
         if (r < 0) {
                 fprintf(stderr, "%s: cannot write: %s\n", output, strerror(-r));
                 return 1;

@@ -11,7 +11,7 @@
 #include "gamut.h"
 #include "icc-primaries.h"
 #include "json.h"
-#include "read-file.h"
+#include "fileio.h"
 #include "verbs.h"
 
 typedef struct Entry {
@@ -133,7 +133,7 @@ int verb_gamut(int argc, char **argv) {
                 size_t size;
                 char *why = NULL;
                 double xy[3][2];
-                int r = read_whole_file(entries[i].path, &data, &size);
+                int r = read_file_capped(entries[i].path, TOOL_MAX_FILE, 0, &data, &size, NULL);
                 if (r >= 0)
                         r = icc_rgb_primaries(data, size, xy, &why);
                 free(data);

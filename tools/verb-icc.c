@@ -13,7 +13,7 @@
 #include "icc-info.h"
 #include "json.h"
 #include "macro.h"
-#include "read-file.h"
+#include "fileio.h"
 #include "strv.h"
 #include "verbs.h"
 
@@ -111,7 +111,7 @@ int verb_icc_info(int argc, char **argv) {
 
         _cleanup_free_ uint8_t *data = NULL;
         size_t size = 0;
-        int r = read_whole_file(path, &data, &size);
+        int r = read_file_capped(path, TOOL_MAX_FILE, 0, &data, &size, NULL);
         if (r < 0) {
                 fprintf(stderr, "tinct: cannot read %s: %s\n", path, strerror(-r));
                 return 1;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fileio.h"
 #include "log.h"
 #include "macro.h"
 #include "store.h"
@@ -75,65 +76,27 @@ int verb_export(int argc, char **argv) {
                 return 0;
         }
 
-        /* Through a temporary file, so FILE is either the old one or a complete export. */
-        _cleanup_free_ char *tmp = NULL;
-        if (asprintf(&tmp, "%s.tmp-XXXXXX", target) < 0) {
-                log_oom();
-                return 1;
-        }
-        int fd = mkstemp(tmp);
-        if (fd < 0) {
-                fprintf(stderr, "tinct: cannot create %s: %s\n", tmp, strerror(errno));
-                return 1;
-        }
-        FILE *f = fdopen(fd, "w");
+        /* Into memory, then written atomically: FILE is either the old one or a complete
+         * export. 0600: it holds every user's mappings. */
+        _cleanup_free_ char *buf = NULL;
+        size_t n = 0;
+        FILE *f = open_memstream(&buf, &n);
         if (!f) {
-                close(fd);
-                unlink(tmp);
                 log_oom();
                 return 1;
         }
         r = store_export_json(s, f);
         if (fclose(f) != 0 && r >= 0)
-                r = -errno;
-        if (r >= 0 && rename(tmp, target) < 0)
-                r = -errno;
+                r = -ENOMEM;
+        if (r >= 0)
+                r = write_file_atomic(target, buf, n, 0600, 0);
         if (r < 0) {
-                unlink(tmp);
                 fprintf(stderr, "tinct: export to %s failed: %s\n", target, strerror(-r));
                 return 1;
         }
         return 0;
 }
 
-static int read_all(FILE *f, char **ret, size_t *ret_size) {
-        size_t size = 0, allocated = 0;
-        _cleanup_free_ char *buf = NULL;
-        for (;;) {
-                if (allocated - size < 65536) {
-                        size_t na = allocated ? allocated * 2 : 65536;
-                        if (na > IMPORT_MAX_SIZE + 65536)
-                                return -EFBIG;
-                        char *t = realloc(buf, na);
-                        if (!t)
-                                return -ENOMEM;
-                        buf = t;
-                        allocated = na;
-                }
-                size_t n = fread(buf + size, 1, allocated - size, f);
-                size += n;
-                if (size > IMPORT_MAX_SIZE)
-                        return -EFBIG;
-                if (n == 0) {
-                        if (ferror(f))
-                                return -EIO;
-                        break;
-                }
-        }
-        *ret = TAKE_PTR(buf);
-        *ret_size = size;
-        return 0;
-}
 
 int verb_import(int argc, char **argv) {
         const char *state_dir;
@@ -157,9 +120,9 @@ int verb_import(int argc, char **argv) {
                 fprintf(stderr, "tinct: cannot open %s: %s\n", source, strerror(errno));
                 return 1;
         }
-        _cleanup_free_ char *data = NULL;
+        _cleanup_free_ uint8_t *data = NULL;
         size_t size = 0;
-        int r = read_all(f, &data, &size);
+        int r = read_fd_capped(fileno(f), IMPORT_MAX_SIZE, 0, &data, &size);
         if (f != stdin)
                 fclose(f);
         if (r < 0) {
@@ -174,7 +137,7 @@ int verb_import(int argc, char **argv) {
         if (r < 0)
                 return 1; /* store_open() said why */
         _cleanup_free_ char *error = NULL;
-        r = store_import_json(s, data, size, &error);
+        r = store_import_json(s, (const char *) data, size, &error);
         if (r < 0) {
                 fprintf(stderr, "tinct: %s: %s; the store is unchanged.\n", source, error ?: strerror(-r));
                 return 1;

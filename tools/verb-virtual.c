@@ -28,7 +28,7 @@
 #include "bus-client.h"
 #include "icc-info.h"
 #include "names.h"
-#include "read-file.h"
+#include "fileio.h"
 #include "verbs.h"
 
 #define VIRTUAL_ID_PREFIX "virtual-"
@@ -78,7 +78,7 @@ static int parse_file(const char *path, IccInfo **ret) {
         _cleanup_free_ uint8_t *data = NULL;
         _cleanup_free_ char *error = NULL;
         size_t size = 0;
-        int r = read_whole_file(path, &data, &size);
+        int r = read_file_capped(path, TOOL_MAX_FILE, 0, &data, &size, NULL);
         if (r < 0) {
                 fprintf(stderr, "tinct: cannot read %s: %s\n", path, strerror(-r));
                 return r;
@@ -211,7 +211,7 @@ static void device_names(Run *s, const BusObject *prof, char **ret_vendor, char 
         if (!s->info && !isempty(filename) && access(filename, R_OK) == 0) {
                 _cleanup_free_ uint8_t *data = NULL;
                 size_t size;
-                if (read_whole_file(filename, &data, &size) >= 0)
+                if (read_file_capped(filename, TOOL_MAX_FILE, 0, &data, &size, NULL) >= 0)
                         (void) icc_info_parse_flags(data, size, ICC_INFO_SKIP_WARNINGS, &s->info, NULL);
         }
         *ret_vendor = s->info ? name_from_text(s->info->manufacturer) : NULL;

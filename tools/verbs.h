@@ -3,6 +3,9 @@
  * the verb name. Verbs that talk to the daemon live in verb-bus*.c; offline ones beside. */
 #pragma once
 
+/* The largest file a verb reads whole (ICC profiles, EDIDs): bigger than any real one. */
+#define TOOL_MAX_FILE (64u * 1024u * 1024u)
+
 int verb_edid_info(int argc, char **argv);     /* verb-edid.c */
 int verb_edid_profile(int argc, char **argv);  /* verb-edid.c */
 int verb_icc_info(int argc, char **argv);      /* verb-icc.c */

@@ -16,9 +16,11 @@
 
 #include "daemon-dbus.h"
 #include "device.h"
+#include "debounce.h"
 #include "display-scan.h"
 #include "edid-icc.h"
 #include "edid.h"
+#include "fileio.h"
 #include "icc-create.h"
 #include "icc-info.h"
 #include "log.h"
@@ -45,7 +47,7 @@ struct DisplayWatch {
         sd_device_monitor *monitor;
         int inotify_fd;
         sd_event_source *io;
-        sd_event_source *timer;
+        Debounce *rescan;
 };
 
 DisplayWatch *display_watch_free(DisplayWatch *w) {
@@ -54,7 +56,7 @@ DisplayWatch *display_watch_free(DisplayWatch *w) {
         /* Devices and profiles belong to the manager, which frees them itself. */
         sd_device_monitor_unref(w->monitor);
         sd_event_source_disable_unref(w->io);
-        sd_event_source_disable_unref(w->timer);
+        debounce_free(w->rescan);
         closep(&w->inotify_fd);
         hashmap_free(w->aliases);
         display_list_clear(&w->known);
@@ -83,39 +85,12 @@ void display_device_removed(Manager *m, Device *d) {
 
 /* ---- reading sysfs ------------------------------------------------------------------- */
 
-static int read_small_file(const char *path, size_t max, uint8_t **ret, size_t *ret_size) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0)
-                return -errno;
-        _cleanup_free_ uint8_t *buf = malloc(max + 1);
-        size_t n = 0;
-        if (!buf)
-                return -ENOMEM;
-        /* sysfs attributes report size 0 (or 4096): read until EOF, refusing what is too big. */
-        for (;;) {
-                ssize_t k = read(fd, buf + n, max + 1 - n);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (k == 0)
-                        break;
-                n += (size_t) k;
-                if (n > max)
-                        return -EFBIG;
-        }
-        buf[n] = 0;
-        *ret = TAKE_PTR(buf);
-        *ret_size = n;
-        return 0;
-}
 
 static bool connector_connected(const char *dir) {
         _cleanup_free_ char *path = NULL;
         _cleanup_free_ uint8_t *status = NULL;
         size_t n;
-        if (asprintf(&path, "%s/status", dir) < 0 || read_small_file(path, 64, &status, &n) < 0)
+        if (asprintf(&path, "%s/status", dir) < 0 || read_file_capped(path, 64, 0, &status, &n, NULL) < 0)
                 return false;
         return strncmp((char *) status, "connected", 9) == 0 && (n == 9 || status[9] == '\n');
 }
@@ -143,7 +118,7 @@ static int read_connector(DisplayWatch *w, const char *name, DisplayList *into) 
                 return -ENOMEM;
         if (!connector_connected(dir))
                 return 0;
-        r = read_small_file(path, EDID_MAX_SIZE, &edid, &size);
+        r = read_file_capped(path, EDID_MAX_SIZE, 0, &edid, &size, NULL);
         if (r < 0) {
                 log_full_errno(LOG_NOTICE, r, "%s: ignoring the display, cannot read its EDID: %m", name);
                 return 0;
@@ -196,47 +171,6 @@ static int scan_connectors(DisplayWatch *w, DisplayList *ret) {
 
 /* ---- the EDID profile ---------------------------------------------------------------- */
 
-/* Writes data to path unless the file already holds exactly these bytes; atomically (a
- * temporary name in the same directory, fsync, rename), so a reader never sees half a file. */
-static int write_file_atomic(const char *path, const void *data, size_t size) {
-        _cleanup_free_ uint8_t *old = NULL;
-        size_t old_size;
-        _cleanup_close_ int ofd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (ofd >= 0 && read_regular_fd(ofd, &old, &old_size) >= 0 && old_size == size &&
-            memcmp(old, data, size) == 0)
-                return 0;
-
-        _cleanup_free_ char *tmp = NULL;
-        const char *slash = strrchr(path, '/');
-        if (asprintf(&tmp, "%.*s/.%s.XXXXXX", (int) (slash - path), path, slash + 1) < 0)
-                return -ENOMEM;
-        _cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        const uint8_t *p = data;
-        size_t left = size;
-        int r = 0;
-        while (left > 0) {
-                ssize_t k = write(fd, p, left);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        r = -errno;
-                        break;
-                }
-                p += k;
-                left -= (size_t) k;
-        }
-        if (r >= 0 && fchmod(fd, 0644) < 0)
-                r = -errno;
-        if (r >= 0 && fsync(fd) < 0)
-                r = -errno;
-        if (r >= 0 && rename(tmp, path) < 0)
-                r = -errno;
-        if (r < 0)
-                (void) unlink(tmp);
-        return r;
-}
 
 static bool is_own_profile(DisplayWatch *w, const Profile *p) {
         size_t n = strlen(w->edid_dir);
@@ -264,7 +198,7 @@ static Profile *edid_profile(DisplayWatch *w, const DisplayConnector *c, const E
         }
         if (asprintf(&path, "%s/edid-%s.icc", w->edid_dir, c->md5) < 0)
                 return NULL;
-        r = write_file_atomic(path, data, size);
+        r = write_file_atomic(path, data, size, 0644, WRITE_SKIP_IF_SAME);
         if (r < 0) {
                 log_warning_errno(r, "Cannot write %s: %m", path);
                 return NULL;
@@ -523,17 +457,11 @@ static void rescan(DisplayWatch *w) {
 /* ---- watching ------------------------------------------------------------------------ */
 
 static void schedule_rescan(DisplayWatch *w) {
-        if (!w->timer || sd_event_source_get_enabled(w->timer, NULL) > 0)
-                return;
-        uint64_t now;
-        (void) sd_event_now(w->manager->event, CLOCK_MONOTONIC, &now);
-        (void) sd_event_source_set_time(w->timer, now + RESCAN_DELAY_USEC);
-        (void) sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
+        debounce_schedule(w->rescan);
 }
 
-static int on_rescan_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+static void on_rescan(void *userdata) {
         rescan(userdata);
-        return 0;
 }
 
 static int on_device_event(sd_device_monitor *monitor, sd_device *device, void *userdata) {
@@ -574,10 +502,7 @@ static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userda
 
 static int watch_setup(DisplayWatch *w, bool fake_tree) {
         Manager *m = w->manager;
-        /* 10 ms accuracy: sd-event would otherwise allow itself 250 ms. */
-        int r = sd_event_add_time(m->event, &w->timer, CLOCK_MONOTONIC, UINT64_MAX, 10 * 1000, on_rescan_timer, w);
-        if (r >= 0)
-                r = sd_event_source_set_enabled(w->timer, SD_EVENT_OFF);
+        int r = debounce_new(m->event, RESCAN_DELAY_USEC, on_rescan, w, &w->rescan);
         if (r < 0)
                 return r;
         if (fake_tree) {

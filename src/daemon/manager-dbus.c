@@ -239,36 +239,6 @@ static void watch_creator(Manager *m, Client *c) {
         c->watched = true;
 }
 
-static char *read_cmdline(pid_t pid) {
-        char path[64], buf[4096];
-        snprintf(path, sizeof path, "/proc/%d/cmdline", (int) pid);
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return NULL;
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        if (n <= 0)
-                return NULL;
-        /* NULs between arguments become spaces; no trailing space, unlike colord (colord §16.12). */
-        while (n > 0 && buf[n - 1] == 0)
-                n--;
-        for (ssize_t i = 0; i < n; i++)
-                if (buf[i] == 0)
-                        buf[i] = ' ';
-        buf[n] = 0;
-        return strdup(buf);
-}
-
-static void client_read_process(Client *c) {
-        if (c->process_known || c->pid <= 0)
-                return;
-        char *session = NULL;
-        if (sd_pid_get_session(c->pid, &session) >= 0)
-                (void) sd_session_get_seat(session, &c->seat);
-        free(session);
-        c->cmdline = read_cmdline(c->pid);
-        c->process_known = true;
-}
-
 static int check_object_quota(Manager *m, Client *c, sd_bus_error *error) {
         if (c->uid != 0 && manager_objects_of_uid(m, c->uid) >= LIMIT_OBJECTS_PER_UID)
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID,

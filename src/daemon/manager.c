@@ -117,13 +117,6 @@ typedef struct UidCount {
         unsigned n;
 } UidCount;
 
-static void client_free(Client *c) {
-        free(c->name);
-        free(c->seat);
-        free(c->cmdline);
-        free(c);
-}
-
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
@@ -203,43 +196,6 @@ void manager_account_object(Manager *m, uid_t uid, int delta) {
                 c->n = 0;
         else
                 c->n += delta;
-}
-
-int manager_get_client(Manager *m, sd_bus_message *msg, Client **ret) {
-        const char *sender = sd_bus_message_get_sender(msg);
-        if (!sender)
-                return -ENXIO;
-        Client *c = hashmap_get(m->clients, sender);
-        if (c) {
-                *ret = c;
-                return 0;
-        }
-
-        /* One bus round trip per connection, then cached until it leaves (colord §16.19). */
-        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
-        int r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID, &creds);
-        if (r < 0)
-                return r;
-        uid_t uid;
-        r = sd_bus_creds_get_euid(creds, &uid);
-        if (r < 0)
-                return r;
-        pid_t pid = 0;
-        (void) sd_bus_creds_get_pid(creds, &pid);
-
-        c = calloc(1, sizeof *c);
-        if (!c)
-                return -ENOMEM;
-        c->name = strdup(sender);
-        c->uid = uid;
-        c->pid = pid;
-        if (!c->name || hashmap_put(m->clients, c->name, c) < 0) {
-                free(c->name);
-                free(c);
-                return -ENOMEM;
-        }
-        *ret = c;
-        return 0;
 }
 
 static char *owned_device_path(Manager *m, const char *id, uid_t uid) {

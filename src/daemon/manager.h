@@ -11,6 +11,7 @@
 #include <systemd/sd-event.h>
 
 #include "chain-index.h"
+#include "client.h"
 #include "hashmap.h"
 #include "list.h"
 #include "store.h"
@@ -50,18 +51,6 @@ typedef struct ManagerConfig {
         char *parse_helper;             /* tinct-parse (docs/sandbox.md) */
         uint64_t parse_timeout_usec;
 } ManagerConfig;
-
-/* What the bus tells us about a client connection, cached per unique name. */
-typedef struct Client {
-        char *name;
-        uid_t uid;
-        pid_t pid;
-        bool watched; /* owns temp objects, inhibits or locks: clean up when it leaves */
-        /* Read from /proc and logind at the first CreateDevice, then kept: a connection's
-         * process does not change, and the lookups cost more than the rest of the call. */
-        bool process_known;
-        char *seat, *cmdline;
-} Client;
 
 typedef struct Manager {
         sd_event *event;
@@ -114,7 +103,6 @@ Manager *manager_free(Manager *m);
 int manager_startup(Manager *m);
 
 /* Caller identity (cached per connection). */
-int manager_get_client(Manager *m, sd_bus_message *msg, Client **ret);
 
 /* Lookups. `uid` is the caller, whose own objects are preferred. */
 Device *manager_find_device_by_id(Manager *m, const char *id, uid_t uid);

@@ -9,6 +9,7 @@
 
 #include "bus-util.h"
 #include "daemon-dbus.h"
+#include "fileio.h"
 #include "log.h"
 #include "polkit.h"
 #include "profile-scan.h"
@@ -78,32 +79,6 @@ static int method_set_property(sd_bus_message *msg, void *userdata, sd_bus_error
                                        set_property_authorized, error);
 }
 
-static int write_new_file(const char *dir, const char *base, const uint8_t *data, size_t size) {
-        _cleanup_free_ char *tmp = NULL, *path = NULL;
-        /* A hidden name while writing, so the directory watch ignores the partial file. */
-        if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, base) < 0 || asprintf(&path, "%s/%s", dir, base) < 0)
-                return -ENOMEM;
-        _cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        int r = 0;
-        for (size_t done = 0; done < size;) {
-                ssize_t k = write(fd, data + done, size - done);
-                if (k < 0) {
-                        r = -errno;
-                        break;
-                }
-                done += (size_t) k;
-        }
-        if (r >= 0 && (fchmod(fd, 0644) < 0 || fsync(fd) < 0))
-                r = -errno;
-        /* link() refuses to replace an existing file, unlike rename(): colord overwrites
-         * whatever has the same name (colord §16.27). */
-        if (r >= 0 && link(tmp, path) < 0)
-                r = -errno;
-        (void) unlink(tmp);
-        return r;
-}
 
 static int install_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
         Profile *p = PROFILE_OR_FAIL(m, msg, error);
@@ -122,7 +97,10 @@ static int install_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus
         if (asprintf(&dir, "%s/icc", m->config.state_dir) < 0 || asprintf(&dest, "%s/%s", dir, base) < 0)
                 return -ENOMEM;
         (void) mkdir(dir, 0755);
-        int r = write_new_file(dir, base, p->data, p->size);
+        /* A hidden name while writing, so the directory watch ignores the partial file; link()
+         * refuses to replace an existing file, unlike rename(): colord overwrites whatever
+         * has the same name (colord §16.27). */
+        int r = write_file_atomic(dest, p->data, p->size, 0644, WRITE_NO_REPLACE);
         if (r == -EEXIST)
                 return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_FAILED_TO_WRITE, "%s already exists", dest);
         if (r < 0)

@@ -7,64 +7,10 @@
 #include <sys/stat.h>
 
 #include "bus-errors.h"
+#include "fileio.h"
 #include "icc-info.h"
 #include "log.h"
 #include "parser.h"
-
-int read_regular_fd(int fd, uint8_t **ret_data, size_t *ret_size) {
-        struct stat st;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode))
-                return -EBADFD;
-        if ((uint64_t) st.st_size > LIMIT_PROFILE_SIZE)
-                return -EFBIG;
-
-        size_t cap = st.st_size > 0 ? (size_t) st.st_size : 4096, n = 0;
-        _cleanup_free_ uint8_t *buf = malloc(cap);
-        if (!buf)
-                return -ENOMEM;
-        /* pread from 0: the client's file offset is theirs; the size may change under us. */
-        for (;;) {
-                if (n == cap) {
-                        if (cap >= LIMIT_PROFILE_SIZE)
-                                return -EFBIG;
-                        cap *= 2;
-                        uint8_t *t = realloc(buf, cap);
-                        if (!t)
-                                return -ENOMEM;
-                        buf = t;
-                }
-                ssize_t k = pread(fd, buf + n, cap - n, (off_t) n);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (k == 0)
-                        break;
-                n += (size_t) k;
-        }
-        *ret_data = TAKE_PTR(buf);
-        *ret_size = n;
-        return 0;
-}
-
-int read_regular_file(const char *path, uint8_t **ret_data, size_t *ret_size, struct stat *ret_st) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0)
-                return -errno;
-        _cleanup_free_ uint8_t *data = NULL;
-        size_t size;
-        int r = read_regular_fd(fd, &data, &size);
-        if (r < 0)
-                return r;
-        if (ret_st && fstat(fd, ret_st) < 0)
-                return -errno;
-        *ret_data = TAKE_PTR(data);
-        *ret_size = size;
-        return 0;
-}
 
 static int parse_into(Profile *p, uint8_t *data, size_t size, sd_bus_error *error) {
         _cleanup_(icc_info_freep) IccInfo *info = NULL;
@@ -105,7 +51,7 @@ int profile_load_data(Profile *p, uint8_t *data, size_t size, sd_bus_error *erro
 int profile_load_fd(Profile *p, int fd, sd_bus_error *error) {
         uint8_t *data;
         size_t size;
-        int r = read_regular_fd(fd, &data, &size);
+        int r = read_fd_capped(fd, LIMIT_PROFILE_SIZE, READ_REGULAR_ONLY, &data, &size);
         if (r < 0)
                 return read_error(r, "the passed file descriptor", error);
         return parse_into(p, data, size, error);
@@ -134,7 +80,7 @@ int profile_load_filename(Profile *p, const char *filename, bool privileged, sd_
                                      "failed to load file: Error opening file %s: %s", filename, strerror(errno));
         uint8_t *data;
         size_t size;
-        int r = read_regular_fd(fd, &data, &size);
+        int r = read_fd_capped(fd, LIMIT_PROFILE_SIZE, READ_REGULAR_ONLY, &data, &size);
         if (r < 0)
                 return read_error(r, filename, error);
         return parse_into(p, data, size, error);

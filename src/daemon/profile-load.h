@@ -19,8 +19,3 @@ int profile_load_filename(Profile *p, const char *filename, bool privileged, sd_
 /* From bytes in memory (a disk profile's stored copy); takes ownership of data. */
 int profile_load_data(Profile *p, uint8_t *data, size_t size, sd_bus_error *error);
 
-/* Reads a whole regular file (bounded by LIMIT_PROFILE_SIZE). */
-int read_regular_fd(int fd, uint8_t **ret_data, size_t *ret_size);
-/* The same by path, for files the daemon found itself; ret_st (may be NULL) is the file's
- * stat taken after the read, so it describes the bytes returned. */
-int read_regular_file(const char *path, uint8_t **ret_data, size_t *ret_size, struct stat *ret_st);

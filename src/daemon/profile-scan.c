@@ -9,8 +9,10 @@
 #include <sys/inotify.h>
 #include <sys/stat.h>
 
+#include "debounce.h"
 #include "file-diff.h"
 #include "icc-info.h"
+#include "fileio.h"
 #include "log.h"
 #include "parser.h"
 #include "profile-load.h"
@@ -24,7 +26,7 @@
 struct ProfileWatch {
         int fd;
         sd_event_source *io;
-        sd_event_source *timer;
+        Debounce *rescan;
         FileList known;
 };
 
@@ -32,7 +34,7 @@ ProfileWatch *profile_watch_free(ProfileWatch *w) {
         if (!w)
                 return NULL;
         sd_event_source_disable_unref(w->io);
-        sd_event_source_disable_unref(w->timer);
+        debounce_free(w->rescan);
         closep(&w->fd);
         file_list_clear(&w->known);
         free(w);
@@ -61,7 +63,7 @@ static int load_info(Manager *m, const FileIdentity *f, IccInfo **ret) {
 
         _cleanup_free_ uint8_t *data = NULL;
         size_t size;
-        int r = read_regular_file(f->path, &data, &size, NULL);
+        int r = read_file_capped(f->path, LIMIT_PROFILE_SIZE, READ_REGULAR_ONLY, &data, &size, NULL);
         if (r < 0)
                 return log_warning_errno(r, "Skipping %s: %m", f->path);
         const char *base = strrchr(f->path, '/');
@@ -283,10 +285,8 @@ done:
         w->known = now;
 }
 
-static int on_rescan_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-        rescan(m);
-        return 0;
+static void on_rescan(void *userdata) {
+        rescan(userdata);
 }
 
 static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
@@ -297,12 +297,7 @@ static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userda
         /* Drain: the events only tell us to look again. */
         while (read(fd, buf, sizeof buf) > 0)
                 ;
-        if (sd_event_source_get_enabled(w->timer, NULL) > 0)
-                return 0;
-        uint64_t now;
-        (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
-        (void) sd_event_source_set_time(w->timer, now + RESCAN_DELAY_USEC);
-        (void) sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
+        debounce_schedule(w->rescan);
         return 0;
 }
 
@@ -316,9 +311,7 @@ static int watch_setup(Manager *m) {
                 return log_warning_errno(errno, "No inotify, profile directories are not watched: %m");
         int r = sd_event_add_io(m->event, &w->io, w->fd, EPOLLIN, on_inotify, m);
         if (r >= 0)
-                r = sd_event_add_time(m->event, &w->timer, CLOCK_MONOTONIC, UINT64_MAX, 10 * 1000, on_rescan_timer, m);
-        if (r >= 0)
-                r = sd_event_source_set_enabled(w->timer, SD_EVENT_OFF);
+                r = debounce_new(m->event, RESCAN_DELAY_USEC, on_rescan, m, &w->rescan);
         if (r < 0)
                 return log_warning_errno(r, "Profile directories are not watched: %m");
         return 0;

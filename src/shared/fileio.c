@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "fileio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "macro.h"
+
+int read_fd_capped(int fd, size_t max, ReadFlags flags, uint8_t **ret, size_t *ret_size) {
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        bool regular = S_ISREG(st.st_mode);
+        if (!regular && (flags & READ_REGULAR_ONLY))
+                return -EBADFD;
+        if (regular && (uint64_t) st.st_size > max)
+                return -EFBIG;
+
+        /* The size is a hint (sysfs, growing files): read to the end, whatever it says. */
+        size_t cap = regular && st.st_size > 0 ? (size_t) st.st_size + 1 : 4096, n = 0;
+        _cleanup_free_ uint8_t *buf = malloc(cap);
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                if (n + 1 >= cap) {
+                        if (n > max)
+                                return -EFBIG;
+                        size_t bigger = cap * 2 > max + 2 ? max + 2 : cap * 2;
+                        uint8_t *t = realloc(buf, bigger);
+                        if (!t)
+                                return -ENOMEM;
+                        buf = t;
+                        cap = bigger;
+                }
+                ssize_t k = regular ? pread(fd, buf + n, cap - 1 - n, (off_t) n) : read(fd, buf + n, cap - 1 - n);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (k == 0)
+                        break;
+                n += (size_t) k;
+                if (n > max)
+                        return -EFBIG;
+        }
+        buf[n] = 0;
+        *ret = TAKE_PTR(buf);
+        *ret_size = n;
+        return 0;
+}
+
+int read_file_capped(const char *path, size_t max, ReadFlags flags, uint8_t **ret, size_t *ret_size,
+                     struct stat *ret_st) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        _cleanup_free_ uint8_t *data = NULL;
+        size_t size;
+        int r = read_fd_capped(fd, max, flags, &data, &size);
+        if (r < 0)
+                return r;
+        if (ret_st && fstat(fd, ret_st) < 0)
+                return -errno;
+        *ret = TAKE_PTR(data);
+        *ret_size = size;
+        return 0;
+}
+
+static bool holds_exactly(const char *path, const void *data, size_t size) {
+        _cleanup_free_ uint8_t *old = NULL;
+        size_t old_size;
+        return read_file_capped(path, size, READ_REGULAR_ONLY, &old, &old_size, NULL) >= 0 &&
+               old_size == size && memcmp(old, data, size) == 0;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t size, mode_t mode, WriteFlags flags) {
+        if ((flags & WRITE_SKIP_IF_SAME) && holds_exactly(path, data, size))
+                return 0;
+
+        /* A hidden name (directory watches skip dot files) in the same directory (rename
+         * does not cross file systems). */
+        _cleanup_free_ char *tmp = NULL;
+        const char *slash = strrchr(path, '/');
+        int k = slash ? asprintf(&tmp, "%.*s/.%s.XXXXXX", (int) (slash - path), path, slash + 1)
+                      : asprintf(&tmp, ".%s.XXXXXX", path);
+        if (k < 0)
+                return -ENOMEM;
+        _cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        int r = 0;
+        for (size_t done = 0; done < size && r >= 0;) {
+                ssize_t w = write(fd, (const uint8_t *) data + done, size - done);
+                if (w < 0 && errno != EINTR)
+                        r = -errno;
+                else if (w > 0)
+                        done += (size_t) w;
+        }
+        if (r >= 0 && (fchmod(fd, mode) < 0 || fsync(fd) < 0))
+                r = -errno;
+        if (r >= 0 && close(TAKE_FD(fd)) < 0)
+                r = -errno;
+        /* link() refuses an existing target, rename() replaces it. */
+        if (r >= 0 && (flags & WRITE_NO_REPLACE)) {
+                if (link(tmp, path) < 0)
+                        r = -errno;
+                (void) unlink(tmp);
+        } else if (r >= 0 && rename(tmp, path) < 0)
+                r = -errno;
+        if (r < 0)
+                (void) unlink(tmp);
+        return r;
+}

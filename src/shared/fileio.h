@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Whole-file reading and atomic writing, the one copy the daemon and the CLI share.
+ * Reads are bounded (a cap, checked while reading, not only from st_size, since sysfs
+ * reports 0 or 4096 and a file can grow under us) and copy the bytes (never mmap: a file
+ * truncated later cannot fault the reader). Writes go to a hidden temporary name in the
+ * target's directory, are fsynced, then renamed (or linked, to refuse replacing), so a
+ * reader or a directory watch never sees half a file. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+typedef enum ReadFlags {
+        READ_REGULAR_ONLY = 1 << 0, /* FIFOs, devices, sockets, directories: -EBADFD */
+} ReadFlags;
+
+/* Reads fd to its end, at most max bytes: a regular file from offset 0 with pread (the
+ * caller's file offset stays theirs), anything else with read(). Returns 0 with *ret
+ * (caller frees; a NUL follows the data, not counted in *ret_size) or a negative errno:
+ * -EFBIG beyond max, -EBADFD (READ_REGULAR_ONLY). */
+int read_fd_capped(int fd, size_t max, ReadFlags flags, uint8_t **ret, size_t *ret_size);
+
+/* The same for a path, opened O_NONBLOCK | O_NOCTTY (a FIFO or terminal cannot block or
+ * adopt us). ret_st (may be NULL) is the fstat taken after the read, so it describes the
+ * bytes returned. */
+int read_file_capped(const char *path, size_t max, ReadFlags flags, uint8_t **ret, size_t *ret_size,
+                     struct stat *ret_st);
+
+typedef enum WriteFlags {
+        WRITE_NO_REPLACE = 1 << 0,   /* an existing path is left alone: -EEXIST */
+        WRITE_SKIP_IF_SAME = 1 << 1, /* a path already holding exactly these bytes is not touched */
+} WriteFlags;
+
+/* Writes size bytes to path atomically with this mode (umask not applied). 0 or a negative
+ * errno; on failure the temporary file is gone and path unchanged. */
+int write_file_atomic(const char *path, const void *data, size_t size, mode_t mode, WriteFlags flags);
