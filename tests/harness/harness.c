@@ -39,6 +39,7 @@ struct Harness {
         char *state_dir;
         char *profile_dir;
         char *polkit_log;
+        char *syscall_list;     /* unit_syscall_filter: the allowed calls, one per line */
         char *address;
         bool colord;
         HarnessOptions opts;
@@ -388,6 +389,11 @@ static char **daemon_argv(Harness *h) {
                         r |= strv_extend(&argv, "sh");
                         r |= strv_extend(&argv, h->state_dir);
                         r |= strv_extend(&argv, uid);
+                        if (h->opts.unit_syscall_filter && isempty(getenv("TINCT_DAEMON_WRAPPER"))) {
+                                r |= strv_extend(&argv, getenv("TINCT_SYSCALL_ALLOW"));
+                                r |= strv_extend(&argv, h->syscall_list);
+                                r |= strv_extend(&argv, "--");
+                        }
                 }
                 /* TINCT_DAEMON_WRAPPER: words put before the daemon (run-tests' valgrind pass). */
                 const char *wrapper = getenv("TINCT_DAEMON_WRAPPER");
@@ -508,6 +514,24 @@ static void start_daemon(Harness *h) {
         close(pipefd[0]);
 }
 
+/* The unit's SystemCallFilter= as a list of calls (tests/harness/unit-syscalls.py). */
+static void write_syscall_list(Harness *h) {
+        const char *unit = getenv("TINCT_UNIT_FILE"), *tool = getenv("TINCT_SYSCALL_ALLOW");
+        if (isempty(unit) || isempty(tool) || isempty(getenv("TINCT_HARNESS_DIR")))
+                fatal("unit_syscall_filter needs TINCT_UNIT_FILE, TINCT_SYSCALL_ALLOW and TINCT_HARNESS_DIR");
+        h->syscall_list = xasprintf("%s/syscalls", h->tmp);
+        _cleanup_free_ char *script = xasprintf("%s/unit-syscalls.py", getenv("TINCT_HARNESS_DIR"));
+        int fd = open(h->syscall_list, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0)
+                fatal("open %s: %m", h->syscall_list);
+        char *argv[] = { (char *) "python3", script, (char *) unit, NULL };
+        pid_t pid = spawn_full(argv, -1, fd, false);
+        close(fd);
+        int status;
+        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                fatal("unit-syscalls.py %s failed", unit);
+}
+
 Harness *harness_start(const HarnessOptions *opts) {
         static const HarnessOptions defaults = {};
         Harness *h;
@@ -555,6 +579,8 @@ Harness *harness_start(const HarnessOptions *opts) {
             chown(h->state_dir, h->opts.confined_uid, (gid_t) h->opts.confined_uid) < 0)
                 fatal("chown %s: %m", h->state_dir);
         write_file(h->polkit_log, "", 0, 0644);
+        if (h->opts.unit_syscall_filter)
+                write_syscall_list(h);
         for (const char *const *p = h->opts.profiles; p && *p; p++) {
                 const char *base = strrchr(*p, '/');
                 harness_install_profile(h, *p, base ? base + 1 : *p);
@@ -629,6 +655,7 @@ Harness *harness_stop(Harness *h) {
         free(h->state_dir);
         free(h->profile_dir);
         free(h->polkit_log);
+        free(h->syscall_list);
         free(h->address);
         free(h);
         return NULL;

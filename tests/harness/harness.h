@@ -58,6 +58,10 @@ typedef struct HarnessOptions {
                                       * systemd: a private mount namespace with / read-only
                                       * but the state directory, no capabilities, no groups,
                                       * no_new_privs. The state directory is chowned to it. */
+        bool unit_syscall_filter;    /* with confined_uid: also the shipped unit's SystemCallFilter=
+                                      * allow-list (expanded by systemd-analyze, applied by
+                                      * syscall-allow, EPERM for the rest); skipped under
+                                      * $TINCT_DAEMON_WRAPPER (valgrind needs more calls) */
 } HarnessOptions;
 
 typedef struct Harness Harness;
