@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "strv.h"
 
@@ -81,16 +82,106 @@ int bus_args_parse(int argc, char **argv, const char *synopsis, const char *help
         return 1;
 }
 
+/* ---- holding something until Ctrl-C ---------------------------------------------------- */
+
+int parse_seconds(const char *s, unsigned long *ret) {
+        char *end;
+        errno = 0;
+        unsigned long v = strtoul(s, &end, 10);
+        if (errno != 0 || end == s || *end || s[0] == '-' || v > INT32_MAX)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+int block_interrupts(sigset_t *mask) {
+        sigemptyset(mask);
+        sigaddset(mask, SIGINT);
+        sigaddset(mask, SIGTERM);
+        if (sigprocmask(SIG_BLOCK, mask, NULL) < 0) {
+                fprintf(stderr, "tinct: Failed to block signals: %m\n");
+                return -errno;
+        }
+        return 0;
+}
+
+int hold_until_signal(const sigset_t *mask, unsigned long seconds) {
+        struct timespec deadline;
+        clock_gettime(CLOCK_MONOTONIC, &deadline);
+        deadline.tv_sec += (time_t) seconds;
+        for (;;) {
+                int r;
+                if (seconds == 0)
+                        r = sigwaitinfo(mask, NULL);
+                else {
+                        struct timespec now, left;
+                        clock_gettime(CLOCK_MONOTONIC, &now);
+                        left.tv_sec = deadline.tv_sec - now.tv_sec;
+                        left.tv_nsec = deadline.tv_nsec - now.tv_nsec;
+                        if (left.tv_nsec < 0) {
+                                left.tv_nsec += 1000000000L;
+                                left.tv_sec--;
+                        }
+                        if (left.tv_sec < 0)
+                                return 0;
+                        r = sigtimedwait(mask, NULL, &left);
+                }
+                if (r >= 0 || errno == EAGAIN)
+                        return 0; /* a signal, or the time is up */
+                if (errno != EINTR) {
+                        fprintf(stderr, "tinct: Failed to wait: %m\n");
+                        return -errno;
+                }
+        }
+}
+
 /* ---- calls ---------------------------------------------------------------------------- */
+
+/* What the last failure was, for the exit status (bus_exit_status()). */
+static int last_exit = EXIT_FAILURE;
+
+int bus_exit_status(int status) {
+        return status == EXIT_FAILURE ? last_exit : status;
+}
+
+static void classify(const sd_bus_error *error, int r) {
+        static const struct {
+                const char *suffix;
+                int status;
+        } table[] = {
+                { "ColorManager.NotFound", EXIT_NOT_FOUND },
+                { ".FailedToAuthenticate", EXIT_DENIED },
+                { ".NotAuthorized", EXIT_DENIED },
+                { "DBus.Error.AccessDenied", EXIT_DENIED },
+                { "DBus.Error.ServiceUnknown", EXIT_UNREACHABLE },
+                { "DBus.Error.NameHasNoOwner", EXIT_UNREACHABLE },
+                { "DBus.Error.NoServer", EXIT_UNREACHABLE },
+        };
+        last_exit = EXIT_FAILURE;
+        if (!sd_bus_error_is_set(error)) {
+                if (r == -ENOENT || r == -ECONNREFUSED || r == -ECONNRESET || r == -ENOTCONN)
+                        last_exit = EXIT_UNREACHABLE;
+                return;
+        }
+        size_t n = strlen(error->name);
+        for (size_t i = 0; i < ELEMENTSOF(table); i++) {
+                size_t k = strlen(table[i].suffix);
+                if (n >= k && strcmp(error->name + n - k, table[i].suffix) == 0)
+                        last_exit = table[i].status;
+        }
+}
 
 int bus_connect(sd_bus **ret) {
         int r = sd_bus_open_system(ret);
-        if (r < 0)
+        if (r < 0) {
                 fprintf(stderr, "tinct: Failed to connect to the system bus: %s\n", strerror(-r));
+                last_exit = EXIT_UNREACHABLE;
+        }
         return r;
 }
 
 static int report_call_error(const char *member, const sd_bus_error *error, int r) {
+        classify(error, r);
         if (sd_bus_error_is_set(error))
                 fprintf(stderr, "tinct: %s: %s\n", error->name,
                         isempty(error->message) ? strerror(-r) : error->message);

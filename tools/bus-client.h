@@ -11,13 +11,22 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <systemd/sd-bus.h>
 
 #include "json.h"
 #include "macro.h"
 
-#define EXIT_USAGE 2
+/* Exit statuses scripts can rely on (tinct(1), EXIT STATUS). */
+#define EXIT_USAGE 2       /* wrong arguments: nothing was done */
+#define EXIT_UNREACHABLE 3 /* no system bus, or no daemon on it */
+#define EXIT_NOT_FOUND 4   /* the daemon has no such device, profile or sensor */
+#define EXIT_DENIED 5      /* the daemon (polkit) refused the caller */
+
+/* The exit status for a verb's result: EXIT_FAILURE becomes one of the statuses above when
+ * the last failed call says so; anything else is returned as it is. */
+int bus_exit_status(int status);
 
 #define CM_SERVICE "org.freedesktop.ColorManager"
 #define CM_PATH "/org/freedesktop/ColorManager"
@@ -51,6 +60,16 @@ static inline int bus_args_exit(int r) {
 /* Prints "Usage: tinct VERB SYNOPSIS" style errors: "tinct VERB: <message>" on stderr and
  * returns EXIT_USAGE. */
 int bus_usage_error(const char *verb, const char *fmt, ...) _printf_(2, 3);
+
+/* ---- holding something until Ctrl-C (device-inhibit, sensor-lock) -------------------- */
+
+/* A number of seconds (0..INT32_MAX, decimal); -EINVAL otherwise. */
+int parse_seconds(const char *s, unsigned long *ret);
+/* Blocks SIGINT and SIGTERM (*mask), before the call that takes something, so a signal
+ * arriving early is not lost. Prints the error. */
+int block_interrupts(sigset_t *mask);
+/* Waits for one of the signals in *mask, or seconds (0: no time limit). */
+int hold_until_signal(const sigset_t *mask, unsigned long seconds);
 
 /* ---- calls ---------------------------------------------------------------------------- */
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bus-client.h"
 #include "verbs.h"
 
 typedef struct Verb {
@@ -19,6 +20,7 @@ static const Verb verbs[] = {
         { "icc-info", "[--json] FILE", "Print what the daemon reads from an ICC profile", verb_icc_info },
         { "export", "[--state-dir DIR] [FILE]", "Write the whole store as JSON", verb_export },
         { "import", "[--state-dir DIR] FILE", "Load a store written by export", verb_import },
+        { "dump", "[--state-dir DIR]", "Write the store to tinct-SECONDS.json and stdout", verb_dump },
         /* the daemon's verbs (colormgr's, same arguments); each takes --json and --help */
         { "doctor", "[DEVICE]", "Which profile applications get for each device, and why", verb_doctor },
         { "status", "", "Daemon version and how many devices, profiles, sensors", verb_status },
@@ -27,6 +29,9 @@ static const Verb verbs[] = {
         { "get-profiles", "", "List the profiles", verb_get_profiles },
         { "get-sensors", "", "List the sensors", verb_get_sensors },
         { "get-sensor-reading", "[CAP]", "Lock each sensor, take a sample, unlock", verb_get_sensor_reading },
+        { "get-spectral-reading", "[CAP]", "Lock each sensor, measure a spectrum, unlock", verb_get_spectral_reading },
+        { "sensor-lock", "[SECONDS]", "Hold every sensor's lock (0: until Ctrl-C)", verb_sensor_lock },
+        { "sensor-set-options", "KEY VALUE", "Set a driver option on every sensor", verb_sensor_set_options },
         { "find-device", "ID", "Show a device by id", verb_find_device },
         { "find-device-by-property", "KEY VALUE", "Show a device by property or metadata", verb_find_device_by_property },
         { "find-profile", "ID", "Show a profile by id", verb_find_profile },
@@ -34,6 +39,7 @@ static const Verb verbs[] = {
         { "get-standard-space", "SPACE", "Show the profile of a standard space", verb_get_standard_space },
         { "create-device", "ID SCOPE KIND", "Create a device", verb_create_device },
         { "create-profile", "ID SCOPE", "Create a profile without a file", verb_create_profile },
+        { "import-profile", "FILE", "Copy into the user's ICC dir, wait for the session", verb_import_profile },
         { "create-virtual-device", "PROFILE [KIND]", "Soft-proofing device for a profile, kept on disk", verb_create_virtual_device },
         { "delete-device", "DEVICE", "Delete a device", verb_delete_device },
         { "delete-profile", "PROFILE", "Delete a profile", verb_delete_profile },
@@ -82,7 +88,7 @@ int main(int argc, char **argv) {
         }
         for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
                 if (strcmp(argv[1], verbs[i].name) == 0)
-                        return verbs[i].run(argc - 1, argv + 1);
+                        return bus_exit_status(verbs[i].run(argc - 1, argv + 1));
         fprintf(stderr, "tinct: unknown verb '%s'\n", argv[1]);
         usage(stderr);
         return 2;

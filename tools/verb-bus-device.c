@@ -352,32 +352,7 @@ int verb_device_inhibit(int argc, char **argv) {
                 printf("Profiling of %s inhibited until Ctrl-C.\n", device);
         fflush(stdout);
 
-        struct timespec deadline;
-        clock_gettime(CLOCK_MONOTONIC, &deadline);
-        deadline.tv_sec += (time_t) seconds;
-        for (;;) {
-                if (seconds == 0)
-                        r = sigwaitinfo(&mask, NULL);
-                else {
-                        struct timespec now, left;
-                        clock_gettime(CLOCK_MONOTONIC, &now);
-                        left.tv_sec = deadline.tv_sec - now.tv_sec;
-                        left.tv_nsec = deadline.tv_nsec - now.tv_nsec;
-                        if (left.tv_nsec < 0) {
-                                left.tv_nsec += 1000000000L;
-                                left.tv_sec--;
-                        }
-                        if (left.tv_sec < 0)
-                                break;
-                        r = sigtimedwait(&mask, NULL, &left);
-                }
-                if (r >= 0 || errno == EAGAIN)
-                        break; /* a signal, or the time is up */
-                if (errno != EINTR) {
-                        fprintf(stderr, "tinct: Failed to wait: %m\n");
-                        break;
-                }
-        }
+        (void) hold_until_signal(&mask, seconds);
         status = bus_call(bus, device, CM_IFACE_DEVICE, "ProfilingUninhibit", NULL, NULL) < 0
                 ? EXIT_FAILURE : EXIT_SUCCESS;
         return status;

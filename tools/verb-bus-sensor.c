@@ -5,6 +5,7 @@
  * prints {"readings": [{"sensor": {object}, "capability": CAP, "x": X, "y": Y, "z": Z}]}. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bus-client.h"
 #include "strv.h"
@@ -129,4 +130,188 @@ int verb_get_sensor_reading(int argc, char **argv) {
         for (size_t i = 0; i < n; i++)
                 bus_object_free(readings[i].sensor);
         return status;
+}
+
+/* tinct get-spectral-reading [CAP]: the same with GetSpectrum (CAP spectral, default, or
+ * calibration-dark / calibration-irradiance); prints the range and the values. --json:
+ * {"spectra": [{"sensor": {object}, "capability": CAP, "start_nm": S, "end_nm": E,
+ * "values": [...]}]}. */
+int verb_get_spectral_reading(int argc, char **argv) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_strv_free_ char **paths = NULL;
+        const char *cap = "spectral";
+        BusArgs a;
+        int r, status = EXIT_SUCCESS;
+
+        r = bus_args_parse(argc, argv, "[CAP]",
+                           "Locks each sensor, measures one spectrum for CAP (default spectral; also\n"
+                           "calibration-dark, calibration-irradiance) and unlocks it.", 0, 1, 0, &a);
+        if (r <= 0)
+                return bus_args_exit(r);
+        if (a.n_args > 0)
+                cap = a.args[0];
+        if (!streq(cap, "spectral") && !streq(cap, "calibration-dark") && !streq(cap, "calibration-irradiance"))
+                return bus_usage_error(argv[0], "'%s' is not a spectral capability", cap);
+        if (bus_connect(&bus) < 0 || bus_call_paths(bus, CM_PATH, CM_IFACE, "GetSensors", &paths, NULL) < 0)
+                return EXIT_FAILURE;
+        if (strv_isempty(paths)) {
+                fprintf(stderr, "tinct: there are no sensors\n");
+                return EXIT_FAILURE;
+        }
+        JsonWriter w;
+        if (a.json) {
+                json_writer_init(&w, stdout);
+                json_write_begin_object(&w);
+                json_write_key(&w, "spectra");
+                json_write_begin_array(&w);
+        }
+        bool first = true;
+        STRV_FOREACH(p, paths) {
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+                _cleanup_(bus_object_freep) BusObject *o = NULL;
+                const double *values = NULL;
+                size_t n = 0;
+                double start = 0, end = 0;
+
+                if (bus_call(bus, *p, CM_IFACE_SENSOR, "Lock", NULL, NULL) < 0) {
+                        status = EXIT_FAILURE;
+                        continue;
+                }
+                r = bus_call(bus, *p, CM_IFACE_SENSOR, "GetSpectrum", &reply, "s", cap);
+                if (r >= 0 && ((r = sd_bus_message_read(reply, "dd", &start, &end)) < 0 ||
+                               (r = sd_bus_message_read_array(reply, 'd', (const void **) &values, &n)) < 0))
+                        bus_log_parse_error(r);
+                if (bus_call(bus, *p, CM_IFACE_SENSOR, "Unlock", NULL, NULL) < 0 || r < 0 ||
+                    bus_object_get(bus, BUS_OBJECT_SENSOR, *p, &o) < 0) {
+                        status = EXIT_FAILURE;
+                        continue;
+                }
+                n /= sizeof(double);
+                if (a.json) {
+                        json_write_begin_object(&w);
+                        json_write_key(&w, "sensor");
+                        bus_object_write_json(o, &w);
+                        json_write_key(&w, "capability");
+                        json_write_string(&w, cap);
+                        json_write_key(&w, "start_nm");
+                        json_write_double(&w, start);
+                        json_write_key(&w, "end_nm");
+                        json_write_double(&w, end);
+                        json_write_key(&w, "values");
+                        json_write_begin_array(&w);
+                        for (size_t i = 0; i < n; i++)
+                                json_write_double(&w, values[i]);
+                        json_write_end_array(&w);
+                        json_write_end_object(&w);
+                        continue;
+                }
+                printf("%sSensor: %s\nCapability: %s\nStart: %f nm\nEnd: %f nm\nValues:", first ? "" : "\n", o->path,
+                       cap, start, end);
+                for (size_t i = 0; i < n; i++)
+                        printf(" %f", values[i]);
+                printf("\n");
+                first = false;
+        }
+        if (a.json) {
+                json_write_end_array(&w);
+                json_write_end_object(&w);
+                if (bus_json_finish(&w) < 0)
+                        status = EXIT_FAILURE;
+        }
+        return status;
+}
+
+/* Locks every sensor; 0 with *ret the paths locked (caller unlocks), or EXIT_FAILURE after
+ * unlocking what it had. */
+static int lock_all(sd_bus *bus, char ***ret) {
+        _cleanup_strv_free_ char **paths = NULL, **locked = NULL;
+        if (bus_call_paths(bus, CM_PATH, CM_IFACE, "GetSensors", &paths, NULL) < 0)
+                return EXIT_FAILURE;
+        if (strv_isempty(paths)) {
+                fprintf(stderr, "tinct: there are no sensors\n");
+                return EXIT_FAILURE;
+        }
+        STRV_FOREACH(p, paths) {
+                if (bus_call(bus, *p, CM_IFACE_SENSOR, "Lock", NULL, NULL) < 0 || strv_extend(&locked, *p) < 0) {
+                        STRV_FOREACH(l, locked)
+                                (void) bus_call(bus, *l, CM_IFACE_SENSOR, "Unlock", NULL, NULL);
+                        return EXIT_FAILURE;
+                }
+        }
+        *ret = TAKE_PTR(locked);
+        return 0;
+}
+
+static int unlock_all(sd_bus *bus, char **locked) {
+        int status = EXIT_SUCCESS;
+        STRV_FOREACH(l, locked)
+                if (bus_call(bus, *l, CM_IFACE_SENSOR, "Unlock", NULL, NULL) < 0)
+                        status = EXIT_FAILURE;
+        return status;
+}
+
+/* tinct sensor-lock [SECONDS]: colormgr's sensor-lock, holding the lock of every sensor
+ * until Ctrl-C (or SECONDS), so nothing else can use the instrument meanwhile. */
+int verb_sensor_lock(int argc, char **argv) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_strv_free_ char **locked = NULL;
+        unsigned long seconds = 0;
+        sigset_t mask;
+        BusArgs a;
+        int r;
+
+        r = bus_args_parse(argc, argv, "[SECONDS]",
+                           "Locks every sensor and holds the locks for SECONDS, or until Ctrl-C when 0\n"
+                           "or omitted; then unlocks them.", 0, 1, 0, &a);
+        if (r <= 0)
+                return bus_args_exit(r);
+        if (a.n_args > 0 && parse_seconds(a.args[0], &seconds) < 0)
+                return bus_usage_error(argv[0], "'%s' is not a number of seconds", a.args[0]);
+        if (block_interrupts(&mask) < 0 || bus_connect(&bus) < 0)
+                return EXIT_FAILURE;
+        if ((r = lock_all(bus, &locked)) != 0)
+                return r;
+        STRV_FOREACH(l, locked)
+                printf("Locked %s\n", *l);
+        printf(seconds > 0 ? "Holding the locks for %lu s (Ctrl-C ends it early).\n" : "Holding the locks until Ctrl-C.\n",
+               seconds);
+        fflush(stdout);
+        (void) hold_until_signal(&mask, seconds);
+        return unlock_all(bus, locked);
+}
+
+/* tinct sensor-set-options KEY VALUE: lock, SetOptions({KEY: VALUE}), unlock, on every
+ * sensor. VALUE goes as a double when it is a number, else as a string (as colormgr). */
+int verb_sensor_set_options(int argc, char **argv) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_strv_free_ char **locked = NULL;
+        BusArgs a;
+        int r, status = EXIT_SUCCESS;
+
+        r = bus_args_parse(argc, argv, "KEY VALUE",
+                           "Sets a driver option on every sensor (the dummy sensor takes sample[red],\n"
+                           "sample[green], sample[blue]: the XYZ it returns).", 2, 2, 0, &a);
+        if (r <= 0)
+                return bus_args_exit(r);
+        char *end;
+        double d = strtod(a.args[1], &end);
+        bool number = end != a.args[1] && *end == 0;
+        if (bus_connect(&bus) < 0)
+                return EXIT_FAILURE;
+        if ((r = lock_all(bus, &locked)) != 0)
+                return r;
+        STRV_FOREACH(l, locked) {
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+                if (bus_new_method_call(bus, *l, CM_IFACE_SENSOR, "SetOptions", &m) < 0 ||
+                    (r = number ? sd_bus_message_append(m, "a{sv}", 1, a.args[0], "d", d)
+                                : sd_bus_message_append(m, "a{sv}", 1, a.args[0], "s", a.args[1])) < 0) {
+                        bus_log_create_error(r);
+                        status = EXIT_FAILURE;
+                        continue;
+                }
+                if (bus_call_message(bus, m, NULL) < 0)
+                        status = EXIT_FAILURE;
+        }
+        int k = unlock_all(bus, locked);
+        return status != EXIT_SUCCESS ? status : k;
 }

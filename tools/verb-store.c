@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fileio.h"
 #include "log.h"
@@ -143,4 +144,52 @@ int verb_import(int argc, char **argv) {
                 return 1;
         }
         return 0;
+}
+
+/* tinct dump [--state-dir DIR]: colormgr's dump for tinct's own store. colormgr runs
+ * sqlite3's .dump of colord's database into colord-<seconds>.txt in the current directory
+ * and prints it; this writes the store's JSON export (devices, profiles, mappings, the
+ * same document as `tinct export`) to tinct-<seconds>.json there and on stdout. */
+int verb_dump(int argc, char **argv) {
+        const char *state_dir;
+        bool help;
+        int i = parse_store_args(argc, argv, &state_dir, &help);
+        if (help) {
+                printf("Usage: tinct dump [--state-dir DIR]\n\n"
+                       "Writes the store in DIR (default %s) as JSON to tinct-SECONDS.json in the\n"
+                       "current directory and to standard output (for bug reports).\n",
+                       STORE_DEFAULT_STATE_DIR);
+                return 0;
+        }
+        if (i < 0 || i != argc) {
+                fprintf(stderr, "Usage: tinct dump [--state-dir DIR]\n");
+                return 2;
+        }
+        _cleanup_(store_freep) Store *s = NULL;
+        int r = store_open_full(state_dir, STORE_OPEN_NO_CREATE | STORE_OPEN_NO_BACKUP, &s);
+        if (r == -ENOENT) {
+                fprintf(stderr, "tinct: no store in %s\n", state_dir);
+                return 1;
+        }
+        if (r < 0)
+                return 1;
+        _cleanup_free_ char *buf = NULL, *name = NULL;
+        size_t n = 0;
+        FILE *f = open_memstream(&buf, &n);
+        if (!f)
+                return log_oom(), 1;
+        r = store_export_json(s, f);
+        if (fclose(f) != 0 && r >= 0)
+                r = -ENOMEM;
+        if (r >= 0 && asprintf(&name, "tinct-%lld.json", (long long) time(NULL)) < 0)
+                r = -ENOMEM;
+        if (r >= 0)
+                r = write_file_atomic(name, buf, n, 0600, WRITE_NO_REPLACE);
+        if (r < 0) {
+                fprintf(stderr, "tinct: dump failed: %s\n", strerror(-r));
+                return 1;
+        }
+        fwrite(buf, 1, n, stdout);
+        fprintf(stderr, "Wrote %s\n", name);
+        return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -42,6 +42,11 @@ int verb_device_set_enabled(int argc, char **argv);          /* verb-bus-device.
 int verb_device_inhibit(int argc, char **argv);              /* verb-bus-device.c */
 int verb_lookup(int argc, char **argv);                      /* verb-bus-device.c */
 int verb_get_sensor_reading(int argc, char **argv);          /* verb-bus-sensor.c */
+int verb_get_spectral_reading(int argc, char **argv);        /* verb-bus-sensor.c */
+int verb_sensor_lock(int argc, char **argv);                 /* verb-bus-sensor.c */
+int verb_sensor_set_options(int argc, char **argv);          /* verb-bus-sensor.c */
+int verb_import_profile(int argc, char **argv);              /* verb-bus-import.c */
+int verb_dump(int argc, char **argv);                        /* verb-store.c */
 int verb_create_virtual_device(int argc, char **argv);       /* verb-virtual.c */
 int verb_gamut(int argc, char **argv);                       /* verb-gamut.c */
 int verb_doctor(int argc, char **argv);                      /* verb-doctor.c */

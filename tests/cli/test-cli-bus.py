@@ -265,12 +265,12 @@ def session():
 
         # deletes
         tinct(env, "delete-profile", P2)
-        r = tinct(env, "find-profile", P2, rc=1)
+        r = tinct(env, "find-profile", P2, rc=4)
         check("org.freedesktop.ColorManager.NotFound" in r.stderr, "deleted profile is NotFound")
         check_eq(tinct_json(env, "find-device", DEV)["Profiles"], [P1_PATH], "deleted profile left the device")
         tinct(env, "delete-profile", P1_PATH)
         tinct(env, "delete-device", DEV)
-        r = tinct(env, "find-device", DEV, rc=1)
+        r = tinct(env, "find-device", DEV, rc=4)
         check("org.freedesktop.ColorManager.NotFound" in r.stderr, "deleted device is NotFound")
         check_eq(tinct_json(env, "get-devices"), {"devices": []}, "no devices left")
         check_eq(tinct(env, "get-devices").stdout, "", "get-devices text with no devices")
@@ -278,7 +278,10 @@ def session():
 
 
 def expect_error(env, name, *args):
-    r = tinct(env, *args, rc=1)
+    """The daemon's error on stderr and the exit status tinct(1) gives it: NotFound 4,
+    refusals 5, everything else 1."""
+    rc = 4 if name.endswith("ColorManager.NotFound") else 5 if name.endswith("FailedToAuthenticate") else 1
+    r = tinct(env, *args, rc=rc)
     line = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ""
     check(line.startswith("tinct: " + name + ": ") and len(line) > len("tinct: " + name + ": "),
           "tinct %s: stderr %r, want '%s: message'" % (" ".join(args), r.stderr, name))
@@ -321,9 +324,9 @@ def errors():
             check(r.stderr != "", "usage error explained for %r" % args)
         r = env.run([TINCT, "lookup", "--help"])
         check(r.returncode == 0 and "Usage: tinct lookup" in r.stdout, "--help")
-        # no daemon reachable: exit 1 with a message
+        # no daemon reachable: exit 3 with a message
         r = env.run([TINCT, "get-devices"], env={"DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent"})
-        check(r.returncode == 1 and r.stderr.startswith("tinct: "), "no bus: %r %r" % (r.returncode, r.stderr))
+        check(r.returncode == 3 and r.stderr.startswith("tinct: "), "no bus: %r %r" % (r.returncode, r.stderr))
 
 
 def icc_checksum(env, path):
@@ -424,14 +427,14 @@ def virtual():
         # AddProfile refused (modify-device denied for nobody): the new device and profile go again
         bluish = copy_to(env, os.path.join(CORPUS, "icc", "colord-data--Bluish.icc"), "bluish.icc")
         r = env.run([TINCT, "create-virtual-device", bluish, "display"], as_user="nobody")
-        check(r.returncode == 1 and "FailedToAuthenticate" in r.stderr and r.stdout == "",
+        check(r.returncode == 5 and "FailedToAuthenticate" in r.stderr and r.stdout == "",
               "refused AddProfile: %r" % r.stderr)
         check_eq(counts(env), before, "a refused AddProfile is rolled back (device and imported profile)")
         tinct(env, "create-profile", "proof-root", "normal")
         r = env.run([TINCT, "create-virtual-device", "proof-root"], as_user="nobody")
-        check(r.returncode == 1 and "FailedToAuthenticate" in r.stderr, "refused AddProfile: %r" % r.stderr)
+        check(r.returncode == 5 and "FailedToAuthenticate" in r.stderr, "refused AddProfile: %r" % r.stderr)
         check_eq(counts(env), (before[0], before[1] + 1), "only the device is rolled back, not a profile it found")
-        # usage errors (exit 2) and no daemon (exit 1)
+        # usage errors (exit 2) and no daemon (exit 3)
         nobus = {"DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent"}
         for args in (["create-virtual-device"], ["create-virtual-device", press, "printer", "extra"],
                      ["create-virtual-device", press, "plotter"], ["create-virtual-device", press, "unknown"]):
@@ -440,7 +443,7 @@ def virtual():
         r = env.run([TINCT, "create-virtual-device", press, "plotter"], env=nobus)
         check("unknown device kind 'plotter'" in r.stderr, "kind explained: %r" % r.stderr)
         r = env.run([TINCT, "create-virtual-device", press], env=nobus)
-        check(r.returncode == 1 and r.stderr.startswith("tinct: ") and r.stdout == "",
+        check(r.returncode == 3 and r.stderr.startswith("tinct: ") and r.stdout == "",
               "no daemon: %r %r" % (r.returncode, r.stderr))
 
 
@@ -458,7 +461,8 @@ def remove_and_install():
         check_eq(len(tinct_json(env, "find-device", "cups-Remove")["Profiles"]), 1, "profile added")
         tinct(env, "device-remove-profile", "cups-Remove", "rm-prof")
         check_eq(tinct_json(env, "find-device", "cups-Remove")["Profiles"], [], "profile removed")
-        r = tinct(env, "device-remove-profile", "cups-Remove", "rm-prof", rc=1)
+        r = env.run([TINCT, "device-remove-profile", "cups-Remove", "rm-prof"])
+        check(r.returncode in (1, 4), "removing it again fails: exit %d" % r.returncode)
         check("ProfileDoesNotExist" in r.stderr or "NotFound" in r.stderr, "removing it again: %r" % r.stderr)
         tinct(env, "delete-device", "cups-Remove")
         tinct(env, "create-device", "cups-Remove", "normal", "printer")
@@ -474,9 +478,88 @@ def remove_and_install():
         tinct(env, "profile-install-system-wide", rc=2)
 
 
+def sensors_and_import():
+    """colormgr's sensor-lock (held by a running tinct until Ctrl-C: another reading is
+    refused meanwhile), sensor-set-options (the dummy then reads what was set),
+    get-spectral-reading (the daemon's NoSupport, exit 1), dump (the store as JSON, in a file
+    of the current directory and on stdout), and import-profile, whose copy lands in
+    $XDG_DATA_HOME/icc and which waits for a session agent: none (exit 1, the copy stays),
+    then one played by this test (CreateProfile with the copy's Filename; scope normal, as
+    gdbus leaves the bus at once and a temp profile would go with it)."""
+    with TinctEnv(polkit="allow", dummy_sensor=True) as env:
+        e = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=env.address)
+        lock = subprocess.Popen([TINCT, "sensor-lock"], env=e, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            check("Locked /org/freedesktop/ColorManager/sensors/" in lock.stdout.readline(), "sensor-lock locked")
+            check("until Ctrl-C" in lock.stdout.readline(), "sensor-lock holds")
+            check_eq(tinct_json(env, "get-sensors")["sensors"][0]["Locked"], True, "Locked while held")
+            r = tinct(env, "get-sensor-reading", rc=1)
+            check("AlreadyLocked" in r.stderr, "another reading refused: %r" % r.stderr)
+            lock.send_signal(signal.SIGINT)
+            check_eq(lock.wait(timeout=60), 0, "sensor-lock exit after Ctrl-C")
+        finally:
+            if lock.poll() is None:
+                lock.kill()
+        check_eq(tinct_json(env, "get-sensors")["sensors"][0]["Locked"], False, "unlocked afterwards")
+        tinct(env, "sensor-lock", "1")  # a timed one ends by itself
+
+        # the dummy reports its sRGB sample as XYZ: more red raises X, and the old value restores it
+        before = tinct_json(env, "get-sensor-reading", "lcd")["readings"][0]
+        tinct(env, "sensor-set-options", "sample[red]", "0.25")
+        rd = tinct_json(env, "get-sensor-reading", "lcd")["readings"][0]
+        check(rd["x"] > before["x"], "the option took: x %r -> %r" % (before["x"], rd["x"]))
+        tinct(env, "sensor-set-options", "sample[red]", "0.1")
+        rd = tinct_json(env, "get-sensor-reading", "lcd")["readings"][0]
+        check_eq((rd["x"], rd["y"], rd["z"]), (before["x"], before["y"], before["z"]), "the default sample again")
+        expect_error(env, "org.freedesktop.ColorManager.Sensor.NoSupport", "sensor-set-options", "colour", "red")
+        check_eq(tinct_json(env, "get-sensors")["sensors"][0]["Locked"], False, "unlocked after a refused option")
+        expect_error(env, "org.freedesktop.ColorManager.Sensor.NoSupport", "get-spectral-reading")
+        r = env.run([TINCT, "get-spectral-reading", "lcd"])
+        check_eq(r.returncode, 2, "lcd is not a spectral capability")
+
+        # dump: the daemon is stopped first (its store is then complete and unlocked)
+        tinct(env, "create-device", "dump-dev", "disk", "printer")
+        env.stop_daemon()
+        cwd = os.path.join(env.tmp, "dump-here")
+        os.mkdir(cwd)
+        r = env.run([TINCT, "dump", "--state-dir", env.state_dir], cwd=cwd)
+        check_eq(r.returncode, 0, "dump: %s" % r.stderr)
+        files = os.listdir(cwd)
+        check(len(files) == 1 and files[0].startswith("tinct-") and files[0].endswith(".json"), "dump file %r" % files)
+        with open(os.path.join(cwd, files[0])) as f:
+            check_eq(f.read(), r.stdout, "file and stdout agree")
+        check("dump-dev" in [d["id"] for d in json.loads(r.stdout)["devices"]], "the disk device is in the dump")
+        env.start_daemon()
+
+        data_home = os.path.join(env.tmp, "data-home")
+        xdg = {"XDG_DATA_HOME": data_home}
+        r = env.run([TINCT, "import-profile", SRGB, "1"], env=xdg)
+        copy = os.path.join(data_home, "icc", os.path.basename(SRGB))
+        check(r.returncode == 1 and "no session agent registered it" in r.stderr, "no agent: %r" % r.stderr)
+        check(os.path.exists(copy), "the copy stays for the next session")
+        os.unlink(copy)
+        imp = subprocess.Popen([TINCT, "import-profile", "--json", SRGB, "60"], env=dict(e, **xdg), text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            line = imp.stderr.readline()
+            check(("Copied to %s" % copy) in line, "import-profile says where it copied: %r" % line)
+            env.run(["gdbus", "call", "--system", "-d", "org.freedesktop.ColorManager", "-o", M, "-m",
+                     "org.freedesktop.ColorManager.CreateProfile", "icc-imported", "normal",
+                     "{'Filename': '%s'}" % copy], check=True)
+            out, err = imp.communicate(timeout=60)
+            check_eq(imp.returncode, 0, "import-profile found it (%s)" % err)
+            check_eq(json.loads(out)["Filename"], copy, "the profile shown is the copy")
+        finally:
+            if imp.poll() is None:
+                imp.kill()
+        r = env.run([TINCT, "import-profile", os.path.join(env.tmp, "nothing.icc")], env=xdg)
+        check(r.returncode == 1 and "cannot read" in r.stderr, "missing file: %r" % r.stderr)
+
+
 def main():
     failed = 0
-    tests = (session, errors, virtual, remove_and_install)
+    tests = (session, errors, virtual, remove_and_install, sensors_and_import)
     for t in tests:
         print("test %s" % t.__name__, flush=True)
         try:

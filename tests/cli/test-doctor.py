@@ -89,8 +89,8 @@ with TinctEnv(polkit="allow") as env:
 
     one = json.loads(run(env, "doctor", "--json", "cups-Photo").stdout)["devices"]
     check([d["device_id"] for d in one] == ["cups-Photo"], "one device by id")
-    r = run(env, "doctor", "cups-Nothing", rc=1)
-    check("NotFound" in r.stderr, "unknown device: the daemon's error, exit 1")
+    r = run(env, "doctor", "cups-Nothing", rc=4)
+    check("NotFound" in r.stderr, "unknown device: the daemon's error, exit 4 (not found)")
 
 print("%d failed" % len(failures))
 sys.exit(1 if failures else 0)

@@ -11,9 +11,13 @@ expect() { [ "$1" = "$2" ] || { echo "completion: got '$1', want '$2'"; exit 1; 
 expect "$(complete_words tinct edid-)" "edid-info edid-profile"
 expect "$(complete_words tinct create-virtual)" "create-virtual-device"
 expect "$(complete_words tinct create-device id t)" "temp"
+expect "$(complete_words tinct sensor-)" "sensor-lock sensor-set-options"
+expect "$(complete_words tinct get-sensor-reading cr)" "crt"
+expect "$(complete_words tinct dump --st)" "--state-dir"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 touch "$tmp/monitor.icc"
 expect "$(complete_words tinct icc-info "$tmp/mon")" "$tmp/monitor.icc"
+expect "$(complete_words tinct import-profile "$tmp/mon")" "$tmp/monitor.icc"
 # Every verb of the help text completes.
 n=$(complete_words tinct "" | wc -w)
 [ "$n" -ge 30 ] || { echo "only $n verbs complete"; exit 1; }

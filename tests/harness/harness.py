@@ -333,6 +333,10 @@ class TinctEnv:
             self._daemon_pipe = None
         return p.returncode
 
+    def start_daemon(self):
+        """Start the daemon again after stop_daemon()."""
+        self._start_daemon()
+
     def restart(self):
         rc = self.stop_daemon()
         ok = (0,) if not self.is_colord else (0, -signal.SIGTERM)

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* tinct import-profile FILE [SECONDS]: colormgr's import (colord §8.4): the file is checked
+ * locally (it must read as an ICC profile), copied into the user's own ICC directory
+ * ($XDG_DATA_HOME/icc, default ~/.local/share/icc) and then we wait until the session agent
+ * (tinct-session, or GNOME's or KDE's) has registered it with the daemon: a profile whose
+ * Filename is the copy. colord waits 5 s for any ProfileAdded; we wait SECONDS (default 10)
+ * for that profile, checking once before the first signal so a fast agent is not missed.
+ * On time-out the copy stays (the next session registers it) and the exit status is 1. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "bus-client.h"
+#include "fileio.h"
+#include "icc-info.h"
+#include "verbs.h"
+
+static int user_icc_dir(char **ret) {
+        const char *data = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+        int k = !isempty(data) && data[0] == '/' ? asprintf(ret, "%s/icc", data)
+              : !isempty(home)                   ? asprintf(ret, "%s/.local/share/icc", home)
+                                                 : -2;
+        return k == -2 ? -ENOENT : k < 0 ? -ENOMEM : 0;
+}
+
+static int mkdir_parents(const char *path) {
+        _cleanup_free_ char *p = strdup(path);
+        if (!p)
+                return -ENOMEM;
+        for (char *s = p + 1; *s; s++)
+                if (*s == '/') {
+                        *s = 0;
+                        if (mkdir(p, 0755) < 0 && errno != EEXIST)
+                                return -errno;
+                        *s = '/';
+                }
+        return mkdir(p, 0755) < 0 && errno != EEXIST ? -errno : 0;
+}
+
+static int on_added(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        *(bool *) userdata = true;
+        return 0;
+}
+
+/* Quietly: not found yet is the normal case. */
+static int find_by_filename(sd_bus *bus, const char *filename, char **ret) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *path;
+        int r = sd_bus_call_method(bus, CM_SERVICE, CM_PATH, CM_IFACE, "FindProfileByFilename", &e, &reply, "s",
+                                   filename);
+        if (r < 0)
+                return r;
+        if ((r = sd_bus_message_read(reply, "o", &path)) < 0)
+                return r;
+        return (*ret = strdup(path)) ? 0 : -ENOMEM;
+}
+
+static uint64_t now_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
+int verb_import_profile(int argc, char **argv) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
+        _cleanup_free_ char *dir = NULL, *dest = NULL, *why = NULL, *found = NULL;
+        _cleanup_free_ uint8_t *data = NULL;
+        _cleanup_(icc_info_freep) IccInfo *info = NULL;
+        unsigned long seconds = 10;
+        size_t size;
+        BusArgs a;
+        int r;
+
+        r = bus_args_parse(argc, argv, "FILE [SECONDS]",
+                           "Copies an ICC profile into your own ICC directory ($XDG_DATA_HOME/icc) and\n"
+                           "waits SECONDS (default 10) for the session agent (tinct-session) to register\n"
+                           "it with the daemon, then shows the profile.", 1, 2, 0, &a);
+        if (r <= 0)
+                return bus_args_exit(r);
+        if (a.n_args > 1 && (parse_seconds(a.args[1], &seconds) < 0 || seconds == 0))
+                return bus_usage_error(argv[0], "'%s' is not a number of seconds", a.args[1]);
+        r = read_file_capped(a.args[0], TOOL_MAX_FILE, READ_REGULAR_ONLY, &data, &size, NULL);
+        if (r < 0) {
+                fprintf(stderr, "tinct: cannot read %s: %s\n", a.args[0], strerror(-r));
+                return EXIT_FAILURE;
+        }
+        if ((r = icc_info_parse(data, size, &info, &why)) < 0) {
+                fprintf(stderr, "tinct: %s is not a usable ICC profile: %s\n", a.args[0], why ? why : strerror(-r));
+                return EXIT_FAILURE;
+        }
+        const char *base = strrchr(a.args[0], '/');
+        base = base ? base + 1 : a.args[0];
+        if ((r = user_icc_dir(&dir)) < 0 || asprintf(&dest, "%s/%s", dir, base) < 0) {
+                fprintf(stderr, "tinct: no user ICC directory (set XDG_DATA_HOME or HOME): %s\n", strerror(-r));
+                return EXIT_FAILURE;
+        }
+
+        if (bus_connect(&bus) < 0)
+                return EXIT_FAILURE;
+        /* Subscribed before the copy exists, so the agent's answer cannot come first. */
+        bool added = false;
+        r = sd_bus_match_signal(bus, &slot, CM_SERVICE, CM_PATH, CM_IFACE, "ProfileAdded", on_added, &added);
+        if (r < 0) {
+                fprintf(stderr, "tinct: cannot watch for ProfileAdded: %s\n", strerror(-r));
+                return EXIT_FAILURE;
+        }
+        if ((r = mkdir_parents(dir)) < 0 ||
+            ((r = write_file_atomic(dest, data, size, 0644, WRITE_NO_REPLACE)) < 0 && r != -EEXIST)) {
+                fprintf(stderr, "tinct: cannot write %s: %s\n", dest, strerror(-r));
+                return EXIT_FAILURE;
+        }
+        if (r == -EEXIST) {
+                _cleanup_free_ uint8_t *old = NULL;
+                size_t old_size;
+                if (read_file_capped(dest, size, READ_REGULAR_ONLY, &old, &old_size, NULL) < 0 || old_size != size ||
+                    memcmp(old, data, size) != 0) {
+                        fprintf(stderr, "tinct: %s exists with other contents; not replaced\n", dest);
+                        return EXIT_FAILURE;
+                }
+        }
+
+        fprintf(stderr, "Copied to %s; waiting up to %lu s for the session agent to register it\n", dest, seconds);
+        uint64_t deadline = now_usec() + seconds * 1000000u;
+        for (bool check = true;;) {
+                if (check && find_by_filename(bus, dest, &found) >= 0)
+                        break;
+                uint64_t now = now_usec();
+                if (now >= deadline) {
+                        fprintf(stderr,
+                                "tinct: %s was copied, but no session agent registered it within %lu s\n"
+                                "(is tinct-session running? the copy stays and is picked up at the next login)\n",
+                                dest, seconds);
+                        return EXIT_FAILURE;
+                }
+                r = sd_bus_process(bus, NULL);
+                if (r < 0) {
+                        fprintf(stderr, "tinct: the bus connection failed: %s\n", strerror(-r));
+                        return EXIT_FAILURE;
+                }
+                check = added;
+                added = false;
+                if (r == 0 && !check && (r = sd_bus_wait(bus, deadline - now)) < 0) {
+                        fprintf(stderr, "tinct: the bus connection failed: %s\n", strerror(-r));
+                        return EXIT_FAILURE;
+                }
+        }
+        return bus_print_object(bus, BUS_OBJECT_PROFILE, found, a.json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
