@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Registry state: lookups, object lifetimes and automatic assignment (colord §5.5).
  * Lookups go through hash maps so cost does not grow with the number of objects. */
+#include <assert.h>
 #include "manager.h"
 
 #include <pwd.h>
@@ -192,10 +193,9 @@ void manager_account_object(Manager *m, uid_t uid, int delta) {
                         return;
                 }
         }
-        if (delta < 0 && c->n < (unsigned) -delta)
-                c->n = 0;
-        else
-                c->n += delta;
+        /* Every object is counted once when created and once when freed. */
+        assert(delta > 0 || c->n >= (unsigned) -delta);
+        c->n += delta;
 }
 
 static char *owned_device_path(Manager *m, const char *id, uid_t uid) {

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <assert.h>
 #include "polkit.h"
 
 #include <stdlib.h>
@@ -22,6 +23,7 @@ static PendingAuth *pending_free(PendingAuth *p) {
         if (!p)
                 return NULL;
         list_unlink(&pending, &p->link);
+        assert(p->manager->pending_auth > 0); /* counts exactly the PendingAuth alive */
         p->manager->pending_auth--;
         sd_bus_slot_unref(p->slot);
         sd_bus_message_unref(p->msg);

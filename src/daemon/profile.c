@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Profile state: properties, ICC facts, standard-space knowledge, and the back-references
  * to devices that hold it. Signals are the caller's job. */
+#include <assert.h>
 #include "profile.h"
 
 #include <stdlib.h>
@@ -151,6 +152,9 @@ bool profile_is_edid(const Profile *p) {
 }
 
 int profile_add_holder(Profile *p, Device *d) {
+        /* A device holds a profile at most once (device_add_profile() refuses a second). */
+        for (size_t i = 0; i < p->n_holders; i++)
+                assert(p->holders[i] != d);
         Device **n = realloc(p->holders, sizeof *n * (p->n_holders + 1));
         if (!n)
                 return -ENOMEM;
@@ -166,4 +170,5 @@ void profile_remove_holder(Profile *p, Device *d) {
                         p->n_holders--;
                         return;
                 }
+        assert(!"a device let go of a profile it did not hold");
 }

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <assert.h>
 #include "chain-index.h"
 
 #include <errno.h>
@@ -55,6 +56,7 @@ void chain_index_remove(ChainIndex *ci, void *obj) {
                         *link_of(ci, o) = next;
                         return;
                 }
+        assert(!next); /* an object that is not in the chain of its key links nowhere */
 }
 
 void *chain_index_first(const ChainIndex *ci, const char *key) {

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <assert.h>
 #include "dbus-wire.h"
 
 #include <errno.h>
@@ -14,6 +15,8 @@ static uint32_t get_u32(const DBusWireCursor *c, size_t at) {
 }
 
 int dbus_wire_align(DBusWireCursor *c, size_t alignment) {
+        /* The cursor never passes the end: every read below relies on size - pos. */
+        assert(c->pos <= c->size && alignment && !(alignment & (alignment - 1)));
         size_t p = (c->pos + alignment - 1) & ~(alignment - 1);
         if (p > c->size)
                 return -EBADMSG;

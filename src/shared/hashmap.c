@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Chained hash table with power-of-two bucket counts, grown at load factor 1. */
+#include <assert.h>
 #include "hashmap.h"
 
 #include <errno.h>
@@ -89,6 +90,7 @@ static void grow(Hashmap *h) {
 }
 
 static int put(Hashmap *h, const char *key, void *value, bool replace) {
+        assert(h && key); /* the map borrows the key: it must outlive the entry */
         uint64_t hash = hash_string(key, h->seed);
         Entry **slot = find_slot(h, key, hash);
         if (*slot) {
@@ -133,6 +135,7 @@ static void *remove_entry(Hashmap *h, const char *key, void *match, bool use_mat
         void *v = e->value;
         *slot = e->next;
         free(e);
+        assert(h->size > 0);
         h->size--;
         return v;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Strict JSON reader and small writer (see json.h). Recursive descent with an explicit depth
  * bound, so hostile input cannot exhaust the stack. */
+#include <assert.h>
 #include "json.h"
 
 #include <errno.h>
@@ -480,8 +481,12 @@ static void writer_open(JsonWriter *w, char c) {
 }
 
 static void writer_close(JsonWriter *w, char c) {
-        if (w->depth == 0)
+        assert(!w->after_key); /* a key is always followed by its value */
+        if (w->depth == 0) {
+                /* An unbalanced end after a refused (too deep) begin; anything else is a bug. */
+                assert(w->error);
                 return;
+        }
         bool had = w->has_items[w->depth];
         w->depth--;
         if (had)

@@ -2,6 +2,7 @@
 /* Intrusive doubly linked list: O(1) unlink, creation order kept for GetDevices et al. */
 #pragma once
 
+#include <assert.h>
 #include <stddef.h>
 
 typedef struct ListLink {
@@ -19,6 +20,7 @@ static inline void list_init(List *l) {
 }
 
 static inline void list_append(List *l, ListLink *n) {
+        assert(!n->next && !n->prev); /* a node is in at most one list (unlinking clears it) */
         n->prev = l->head.prev;
         n->next = &l->head;
         l->head.prev->next = n;
@@ -29,6 +31,7 @@ static inline void list_append(List *l, ListLink *n) {
 static inline void list_unlink(List *l, ListLink *n) {
         if (!n->next)
                 return;
+        assert(l->size > 0 && n->prev);
         n->prev->next = n->next;
         n->next->prev = n->prev;
         n->prev = n->next = NULL;
