@@ -164,6 +164,7 @@ Manager *manager_free(Manager *m) {
         free(m->config.state_dir);
         strv_free(m->config.profile_dirs);
         free(m->config.sysfs_root);
+        free(m->config.dummy_sensor_display);
         free(m->config.parse_helper);
         parser_free(m->parser);
         free(m->system_vendor);
