@@ -82,7 +82,10 @@ static bool choice_changes(const Device *e, Profile *p, HardChoice what) {
 }
 
 /* The other devices the choice reaches, for `uid`: same id, may be changed by uid. */
-#define FOREACH_CHOICE_PEER(m, d, uid, e)                                                                    for (Device *e = chain_index_first(&(m)->devices_by_id, (d)->id); e;                                       e = chain_index_next(&(m)->devices_by_id, e))                                                            if (e != (d) && device_may_be_modified_by(e, (uid)))
+#define FOREACH_CHOICE_PEER(m, d, uid, e)                                                \
+        for (Device *e = chain_index_first(&(m)->devices_by_id, (d)->id); e;              \
+             e = chain_index_next(&(m)->devices_by_id, e))                                \
+                if (e != (d) && device_may_be_modified_by(e, (uid)))
 
 /* Whether the choice would change a device other than the caller's own temp ones, which
  * polkit never covers (row 50): then it is asked, as for changing that device directly. */
