@@ -2,7 +2,8 @@
 /* Unit test of icc-display-model.c on corpus profiles: white has Y = 1, a matrix/shaper
  * display is additive (R + G + B = white), the primaries' chromaticities are those
  * icc_rgb_primaries() reads for a profile with 'chad', a v2 profile without 'chad' emits
- * its 'wtpt' white, black is dark, and what is not an RGB profile is refused. */
+ * its 'wtpt' white, black is dark, a LUT profile reads as well, and what is not an RGB
+ * profile is refused. */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -100,6 +101,25 @@ static void test_v2_white_point(void) {
         free(data);
 }
 
+/* A LUT profile (A2B tags) goes through lcms2 the same way: white Y = 1, greys increase. */
+static void test_lut_profile(void) {
+        uint8_t *data;
+        size_t size;
+        _cleanup_(icc_display_model_freep) IccDisplayModel *m =
+                model_of("displaycal--SMPTE431_P3_D65_HLG1000_cLUT.icm", &data, &size);
+        double prev = -1, v[3];
+        for (int i = 0; i <= 10; i++) {
+                double g = i / 10.0;
+                icc_display_model_xyz(m, (double[3]) { g, g, g }, v);
+                assert_se(v[1] > prev);
+                prev = v[1];
+        }
+        assert_se(fabs(prev - 1) < 1e-9);
+        fprintf(stderr, "cLUT profile: lumi %.1f\n", icc_display_model_luminance(m));
+        assert_se(icc_display_model_luminance(m) > 0);
+        free(data);
+}
+
 static void test_refused(void) {
         IccDisplayModel *m = NULL;
         static const uint8_t junk[200] = { 1, 2, 3 };
@@ -121,6 +141,7 @@ int main(void) {
         test_primaries_with_chad("krita-data--sRGB-elle-V2-srgbtrc.icc");
         test_primaries_with_chad("krita-data--ClayRGB-elle-V2-g22.icc");
         test_v2_white_point();
+        test_lut_profile();
         test_refused();
         return 0;
 }

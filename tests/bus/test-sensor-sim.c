@@ -206,6 +206,13 @@ static void test_readings(Harness *h, const char *file, const Truth *t, double w
         assert_xyz(xyz, grey, 2, 1e-9 * lum);
         r = harness_call(bus, SENSOR, CM_SENSOR_IFACE, "SetOptions", &e, NULL, "a{sv}", 1, "simulate-luminance", "d", lum);
         assert_bus_ok(r, &e);
+
+        /* ambient is the dummy's as ever */
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *amb = NULL;
+        r = harness_call(bus, SENSOR, CM_SENSOR_IFACE, "GetSample", &e, &amb, "s", "ambient");
+        assert_bus_ok(r, &e);
+        assert_se(sd_bus_message_read(amb, "ddd", &xyz[0], &xyz[1], &xyz[2]) >= 0);
+        assert_se(fabs(xyz[0] - 7.7) < 1e-9 && xyz[1] == -1 && xyz[2] == -1);
         must_call(bus, SENSOR, CM_SENSOR_IFACE, "Unlock", NULL, NULL);
 }
 
