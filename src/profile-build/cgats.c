@@ -130,8 +130,10 @@ static int split_line(Parser *p, char *s, unsigned line) {
         }
 }
 
+/* Keywords and field names: a letter or '_' first (CGATS.17 §6), then letters, digits, '_',
+ * '-', '.'. */
 static bool is_identifier(const char *s) {
-        if (!*s)
+        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
                 return false;
         for (; *s; s++)
                 if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
@@ -214,6 +216,9 @@ static int header_line(Parser *p, TableBuild *b, State *state, unsigned line) {
                 r = parse_count(p, name, value, line, CGATS_MAX_FIELDS, &b->declared_fields);
                 if (r < 0)
                         return r;
+                if (b->has_format && b->declared_fields != b->t.n_fields)
+                        return fail(p, -EINVAL, "line %u: NUMBER_OF_FIELDS is %zu, the data format has %zu fields",
+                                    line, b->declared_fields, b->t.n_fields);
                 b->has_n_fields = true;
                 return 0;
         }
@@ -247,6 +252,9 @@ static int format_tokens(Parser *p, TableBuild *b, State *state, size_t first, u
                                 return fail(p, -EINVAL, "line %u: text after END_DATA_FORMAT", line);
                         if (b->t.n_fields == 0)
                                 return fail(p, -EINVAL, "line %u: an empty data format", line);
+                        if (b->has_n_fields && b->declared_fields != b->t.n_fields)
+                                return fail(p, -EINVAL, "line %u: NUMBER_OF_FIELDS is %zu, the data format has %zu fields",
+                                            line, b->declared_fields, b->t.n_fields);
                         b->has_format = true;
                         *state = STATE_HEADER;
                         return 0;

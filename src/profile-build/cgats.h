@@ -20,7 +20,7 @@
 #define CGATS_MAX_KEYWORDS 1024u
 #define CGATS_MAX_FIELDS 1024u
 #define CGATS_MAX_SETS 100000u
-#define CGATS_MAX_VALUES (4u * 1024u * 1024u) /* sets × fields of one table */
+#define CGATS_MAX_VALUES (1024u * 1024u) /* sets × fields of one table */
 #define CGATS_MAX_TOKEN 4096u
 
 typedef struct CgatsTable {

@@ -217,7 +217,8 @@ static double spline_eval(const ProfileFitCurve *c, const double *m, double v) {
 
 static double curve_value(const ProfileFitCurve *c, const double *m, double v) {
         double s = spline_eval(c, m, v);
-        return s > 0.0 ? fmin(pow(s, c->gamma), 1.0) : 0.0;
+        double t = c->offset + (1.0 - c->offset) * (s > 0.0 ? pow(s, c->gamma) : 0.0);
+        return fmin(fmax(t, 0.0), 1.0);
 }
 
 double profile_fit_curve_eval(const ProfileFitCurve *c, double v) {
@@ -250,7 +251,7 @@ typedef struct Problem {
 static size_t problem_n_params(const Problem *pb) {
         size_t n = 6;
         for (size_t k = 0; k < 3; k++)
-                n += pb->spline ? pb->fit->curve[k].n_intervals : 2;
+                n += pb->spline ? pb->fit->curve[k].n_intervals : 3;
         return n;
 }
 
@@ -275,6 +276,7 @@ static void problem_set(Problem *pb, const double *p) {
         for (size_t k = 0; k < 3; k++) {
                 ProfileFitCurve *c = &f->curve[k];
                 if (!pb->spline) {
+                        c->offset = fmin(fmax(p[at++], -0.1), 0.5);
                         c->n_intervals = 1;
                         c->w[0] = p[at++];
                         c->w[1] = 1.0;
@@ -298,6 +300,7 @@ static void problem_get(const Problem *pb, double *p) {
         for (size_t k = 0; k < 3; k++) {
                 const ProfileFitCurve *c = &f->curve[k];
                 if (!pb->spline) {
+                        p[at++] = c->offset;
                         p[at++] = c->w[0];
                         p[at++] = c->gamma;
                 } else
@@ -706,7 +709,18 @@ int profile_fit(const DisplaySample *samples, size_t n, ProfileFit *ret, const c
         for (size_t i = 0; i < n; i++)
                 d.weight[i] *= (double) n / wsum;
 
-        r = fit_stage1(&d, &f);
+        /* The three channels must vary independently somewhere (greys alone say nothing about
+         * the primaries): the device values' covariance must have full rank. */
+        double mean[3] = {}, cov[9] = {};
+        for (size_t i = 0; i < n; i++)
+                for (size_t k = 0; k < 3; k++)
+                        mean[k] += d.rgb[i][k] / n;
+        for (size_t i = 0; i < n; i++)
+                for (size_t a = 0; a < 3; a++)
+                        for (size_t b = 0; b < 3; b++)
+                                cov[3 * a + b] += (d.rgb[i][a] - mean[a]) * (d.rgb[i][b] - mean[b]) / n;
+        double tr = (cov[0] + cov[4] + cov[8]) / 3.0;
+        r = tr > 0.0 && mat3_det(cov) > 1e-4 * tr * tr * tr ? fit_stage1(&d, &f) : -EDOM;
         if (r == -EDOM) {
                 *ret_reason = "the measurements do not determine the primaries (too few coloured patches)";
                 return -EINVAL;

@@ -17,7 +17,8 @@
 #define PROFILE_FIT_MAX_KNOTS 32
 
 typedef struct ProfileFitCurve {
-        double gamma;                           /* t(v) = max(S(v), 0)^gamma */
+        double offset;                          /* t(v) = offset + (1 - offset) · max(S(v), 0)^gamma */
+        double gamma;
         unsigned n_intervals;                   /* S: natural cubic spline, knots at j / n_intervals */
         double w[PROFILE_FIT_MAX_KNOTS + 1];    /* S(j / n) = w[j]; w[n] = 1 */
 } ProfileFitCurve;
