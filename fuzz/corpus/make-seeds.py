@@ -206,3 +206,6 @@ write('cgats', 'missing-field.ti3', ti3(ROWS).replace('XYZ_Z', 'XYZ_Q'))
 write('cgats', 'ti1.ti1', 'CTI1\n\nCOLOR_REP "RGB"\nNUMBER_OF_FIELDS 4\nBEGIN_DATA_FORMAT\n'
       'SAMPLE_ID RGB_R RGB_G RGB_B\nEND_DATA_FORMAT\nNUMBER_OF_SETS 2\nBEGIN_DATA\n'
       '1 100 100 100\n"A2" 0 0 0 # quoted id\nEND_DATA\n')
+# found by fuzz-cgats: a keyword without a value (its empty value must lie in the parser's copy)
+write('cgats', 'keyword-without-value.ti3', ti3(ROWS, head=TI3_HEAD.replace('DEVICE_CLASS "DISPLAY"\n',
+                                                                             'DEVICE_CLASS "DISPLAY"\nKEYWORD\nEMPTY\n')))

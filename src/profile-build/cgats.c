@@ -130,7 +130,7 @@ static int split_line(Parser *p, char *s, unsigned line) {
         }
 }
 
-/* Keywords and field names: a letter or '_' first (CGATS.17 §6), then letters, digits, '_',
+/* Keywords and field names: a letter or '_' first, then letters, digits, '_',
  * '-', '.'. */
 static bool is_identifier(const char *s) {
         if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
@@ -238,7 +238,8 @@ static int header_line(Parser *p, TableBuild *b, State *state, unsigned line) {
         if (grow(&b->t.keywords, &b->kw_alloc, 2 * (b->t.n_keywords + 1), sizeof(char *)) < 0)
                 return -ENOMEM;
         b->t.keywords[2 * b->t.n_keywords] = p->tok[0];
-        b->t.keywords[2 * b->t.n_keywords + 1] = p->n_tok > 1 ? p->tok[1] : (char *) "";
+        /* no value: the empty string at the end of the name, so every string lies in the copy */
+        b->t.keywords[2 * b->t.n_keywords + 1] = p->n_tok > 1 ? p->tok[1] : p->tok[0] + strlen(p->tok[0]);
         b->t.n_keywords++;
         return 0;
 }

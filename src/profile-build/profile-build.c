@@ -61,7 +61,7 @@ static int build_icc(const ProfileFit *f, const ProfileBuildOptions *o, const Pr
         cmsSetPCS(h, cmsSigXYZData);
         cmsSetHeaderRenderingIntent(h, INTENT_PERCEPTUAL);
 
-        /* ICC.1:2010 §9.2.36 and Annex D: a v4 display's media white is the PCS white, and
+        /* ICC.1:2010 mediaWhitePointTag: a v4 display's media white is the PCS white, and
          * 'chad' says how the measured white was adapted to it. v2 readers (ICC.1:2001)
          * expect the measured white in 'wtpt'; 'chad' is kept for those that read it. */
         cmsCIEXYZ wtpt = o->v2 ? (cmsCIEXYZ) { f->white[0], f->white[1], f->white[2] }

@@ -71,7 +71,7 @@ static int mat3_invert(const double m[9], double r[9]) {
 }
 
 void bradford_matrix(const double src[3], const double dst[3], double ret[9]) {
-        /* ICC.1:2010 Annex E.3, the linearised Bradford cone response matrix. */
+        /* ICC.1:2010 Annex E, the linearised Bradford cone response matrix. */
         static const double b[9] = {
                 0.8951, 0.2664, -0.1614,
                 -0.7502, 1.7135, 0.0367,
