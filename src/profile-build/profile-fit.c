@@ -27,13 +27,13 @@ const double profile_fit_d50[3] = { 0.9642, 1.0, 0.8249 };
 
 /* Stage 2's candidate knot counts (intervals), chosen per data set by cross-validation;
  * the weight of its smoothness penalty (ΔE00 per unit of second difference of S); the
- * noise the weights assume: 1% of each of X, Y, Z plus 0.05% of the white (a colorimeter's
- * repeatability and dark floor). Chosen on simulated displays with and without noise
+ * noise the weights assume: 1% of each of X, Y, Z plus 0.01% of the white (a colorimeter's
+ * repeatability, and its dark floor: about 0.01 cd/m² at a 120 cd/m² white). Chosen on simulated displays with and without noise
  * (docs/profile-build.md). */
 static const unsigned fit_intervals[] = { 4, 6, 8, 12, 16 };
 #define FIT_SMOOTHNESS 10.0
 #define FIT_NOISE_RELATIVE 0.01
-#define FIT_NOISE_FLOOR 0.0005
+#define FIT_NOISE_FLOOR 0.0001
 #define FIT_FOLDS 4u
 #define FIT_MAX_ITERATIONS 200u
 

@@ -11,6 +11,10 @@ different verification chart; both are read from the same truth. Then once more 
 measurement noise (`fakeread -R`, fixed seed) on the training chart only: the verification
 stays exact, so the score says how well each tool recovers the true display from noisy data.
 
+A third case reads a D65 display (DisplayCAL's laptop preset: sRGB-like curves, no black
+offset), so that the white is far from D50 and the adaptation ('chad', v2's measured 'wtpt')
+matters to profcheck's absolute-colorimetric scores.
+
 Debian's Argyll 2.3.1 cannot read ICC v4 profiles, so profcheck scores tinct's `--v2` output;
 the v4 profile must carry the same colorants, 'chad' and curves byte for byte (checked here).
 
@@ -31,6 +35,7 @@ import tempfile
 
 tinct, corpus = os.path.abspath(sys.argv[1]), sys.argv[2]
 TRUTH = os.path.join(corpus, "icc", "colord-tests--ibm-t61.icc")
+TRUTH_D65 = os.path.join(corpus, "icc", "displaycal--laptop.icc")
 ARGYLL = ["targen", "fakeread", "colprof", "profcheck"]
 missing = [t for t in ARGYLL if not shutil.which(t)]
 if missing:
@@ -79,16 +84,27 @@ def xyz_tag(b):
 
 # --- charts and simulated readings ---
 shutil.copy(TRUTH, os.path.join(work, "truth.icc"))
+shutil.copy(TRUTH_D65, os.path.join(work, "truth-d65.icc"))
 run("targen", "-d3", "-G", "-e8", "-B4", "-s20", "-f200", "train")
 run("targen", "-d3", "-e4", "-B2", "-g10", "-f300", "-q", "verify")
+for name in ("noisy", "d65"):
+    shutil.copy(os.path.join(work, "train.ti1"), os.path.join(work, name + ".ti1"))
+shutil.copy(os.path.join(work, "verify.ti1"), os.path.join(work, "verify-d65.ti1"))
 run("fakeread", "-S", "1", "truth.icc", "verify")
 run("fakeread", "-S", "2", "truth.icc", "train")
-shutil.copy(os.path.join(work, "train.ti1"), os.path.join(work, "noisy.ti1"))
 run("fakeread", "-S", "3", "-R", "1.0", "truth.icc", "noisy")
+run("fakeread", "-S", "1", "truth-d65.icc", "verify-d65")
+run("fakeread", "-S", "2", "truth-d65.icc", "d65")
 
+# case: (training .ti3, verification .ti3, what it is)
+CASES = {
+    "train": ("verify", "T61, exact readings"),
+    "noisy": ("verify", "T61, readings with noise (fakeread -R 1.0, seed 3)"),
+    "d65": ("verify-d65", "D65 preset display (chad far from identity), exact readings"),
+}
 results = {}
-for case in ("train", "noisy"):
-    print("%s data:" % ("exact" if case == "train" else "noisy (fakeread -R 1.0)"))
+for case, (verify, what) in CASES.items():
+    print("%s:" % what)
     # colprof names its output after the .ti3; give it a copy of its own.
     shutil.copy(os.path.join(work, case + ".ti3"), os.path.join(work, case + "-argyll.ti3"))
     run("colprof", "-qm", "-as", "-D", "colprof " + case, case + "-argyll")
@@ -96,8 +112,8 @@ for case in ("train", "noisy"):
             "--description", "tinct " + case)
     print("    tinct's own report: " + r.stdout.strip().replace("\n", "\n        "))
     run(tinct, "profile-build", "-q", case + ".ti3", "-o", case + "-tinct.icc")
-    res = {"tinct": profcheck("verify.ti3", case + "-tinct-v2.icc"),
-           "colprof": profcheck("verify.ti3", case + "-argyll.icc")}
+    res = {"tinct": profcheck(verify + ".ti3", case + "-tinct-v2.icc"),
+           "colprof": profcheck(verify + ".ti3", case + "-argyll.icc")}
     results[case] = res
     for who in ("tinct", "colprof"):
         print("    %-8s verification dE2000: mean %.4f  max %.4f  rms %.4f" %
@@ -116,10 +132,10 @@ for case in ("train", "noisy"):
     check(same, "v4 and v2 profiles have the same colorants, curves and chad")
 
 print("measured (verification chart, CIEDE2000 via profcheck -k):")
-for case in ("train", "noisy"):
+for case, (verify, what) in CASES.items():
     for who in ("tinct", "colprof"):
         r = results[case][who]
-        print("    %-5s %-7s mean %.3f max %.3f" % ("exact" if case == "train" else "noisy", who, r["mean"], r["max"]))
+        print("    %-6s %-7s mean %.3f max %.3f" % (case, who, r["mean"], r["max"]))
 
 # --- the written profile ---
 print("the v4 profile:")
