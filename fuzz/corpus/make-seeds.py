@@ -209,3 +209,6 @@ write('cgats', 'ti1.ti1', 'CTI1\n\nCOLOR_REP "RGB"\nNUMBER_OF_FIELDS 4\nBEGIN_DA
 # found by fuzz-cgats: a keyword without a value (its empty value must lie in the parser's copy)
 write('cgats', 'keyword-without-value.ti3', ti3(ROWS, head=TI3_HEAD.replace('DEVICE_CLASS "DISPLAY"\n',
                                                                              'DEVICE_CLASS "DISPLAY"\nKEYWORD\nEMPTY\n')))
+# found by fuzz-cgats: a last line without a newline whose token ends in a blank (it looped)
+write('cgats', 'no-final-newline', 'DESLI ')
+write('cgats', 'no-final-newline.ti3', ti3(ROWS).rstrip('\n') + ' ')

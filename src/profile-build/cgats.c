@@ -355,18 +355,20 @@ int cgats_parse(const char *buf, size_t len, Cgats **ret, char **ret_error) {
         c->text[len] = '\0';
         p.c = c;
 
-        s = c->text;
-        while (*s || s < c->text + len) {
-                char *nl = strchr(s, '\n');
+        /* One line at a time; the next line's start is taken before split_line() cuts
+         * NULs into this one. */
+        for (s = c->text; s < c->text + len;) {
+                char *nl = memchr(s, '\n', (size_t) (c->text + len - s));
+                char *line_start = s;
                 size_t first = 0;
 
                 if (nl)
                         *nl = '\0';
+                s = nl ? nl + 1 : c->text + len;
                 line++;
-                r = split_line(&p, s, line);
+                r = split_line(&p, line_start, line);
                 if (r < 0)
                         goto out;
-                s = nl ? nl + 1 : s + strlen(s);
 
                 if (p.n_tok == 0)
                         continue;
@@ -406,8 +408,6 @@ int cgats_parse(const char *buf, size_t len, Cgats **ret, char **ret_error) {
                         if (r < 0)
                                 goto out;
                 }
-                if (!nl)
-                        break;
         }
         if (state != STATE_TYPE) {
                 r = fail(&p, -EINVAL, "line %u: the file ends inside the table that starts on line %u (no END_DATA)",
