@@ -16,7 +16,7 @@
 #include "profile-build.h"
 #include "verbs.h"
 
-#define USAGE "Usage: tinct profile-build FILE.ti3 -o OUT.icc [--v2] [--description TEXT] [--copyright TEXT]\n"
+#define USAGE "Usage: tinct profile-build FILE.ti3 -o OUT.icc [--v2] [--description TEXT] [--copyright TEXT] [-q]\n"
 
 int verb_profile_build(int argc, char **argv) {
         static const struct option options[] = {

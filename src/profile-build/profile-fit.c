@@ -8,10 +8,12 @@
  *
  * Parameters: the adapted colorant matrix with its blue column fixed by white anchoring
  * (R + G + B = D50, so device white lands exactly on the PCS white), and per channel a curve
- * t(v) = max(S(v), 0)^γ. Stage 1: S linear (S(0) = offset, S(1) = 1), free γ: a power law
- * with black offset (what BT.1886 and GOG models are). Stage 2: γ fixed, S a natural cubic
- * spline through n + 1 uniform knots (the last fixed at 1) with a small penalty on its second
- * differences, so sparse or noisy data stays near the power law. Both stages are solved by
+ * t(v) = k + (1 − k) · max(S(v), 0)^γ (k: additive black, the light an LCD leaks). Stage 1:
+ * S linear (S(0) = offset, S(1) = 1), free k and γ: a power law with black offsets (GOG,
+ * BT.1886-like). Stage 2: k and γ fixed, S a natural cubic spline through n + 1 uniform knots
+ * (the last fixed at 1; n chosen by cross-validation) with a small penalty on its second
+ * differences, so sparse or noisy data stays near the power law. Samples are weighted by the
+ * inverse of the ΔE00 an assumed instrument noise causes at their colour. Both stages are solved by
  * Levenberg–Marquardt with a forward-difference Jacobian (tens of parameters, hundreds of
  * residuals: well under a second).
  *

@@ -182,6 +182,28 @@ check("lumi" in tl and abs(xyz_tag(tl["lumi"])[1] - 120.0) < 0.01, "lumi Y = 120
 info = json.loads(run(tinct, "icc-info", "--json", "lum.icc").stdout)
 check(info["copyright"] == "Test copyright", "--copyright")
 
+# Absolute readings (NORMALIZED_TO_Y_100 "NO", cd/m²): the white's luminance becomes 'lumi'.
+lines, in_data, tables = [], False, 0
+for line in text.split("\n"):
+    if line == "END_DATA":
+        in_data = False
+    if in_data:
+        f = line.split()
+        line = " ".join(f[:4] + ["%.6f" % (float(v) * 1.2) for v in f[4:7]])
+    if line == "BEGIN_DATA":
+        tables += 1
+        in_data = tables == 1  # the measurements, not the CAL table after them
+    lines.append(line)
+absolute = "\n".join(lines).replace('DEVICE_CLASS "DISPLAY"', 'DEVICE_CLASS "DISPLAY"\nNORMALIZED_TO_Y_100 "NO"', 1)
+open(os.path.join(work, "absolute.ti3"), "w").write(absolute)
+run(tinct, "profile-build", "-q", "absolute.ti3", "-o", "absolute.icc")
+_, ta = tags(os.path.join(work, "absolute.icc"))
+white_y = 1.2 * sum(float(l.split()[5]) for l in text.split("\n") if re.match(r"^\d+ 100 100 100 ", l)) / \
+    len([l for l in text.split("\n") if re.match(r"^\d+ 100 100 100 ", l)])
+lumi_y = xyz_tag(ta["lumi"])[1] if "lumi" in ta else None
+check(lumi_y is not None and abs(lumi_y - white_y) < 0.01,
+      "absolute readings: lumi Y = %s cd/m², the white's %.3f" % (lumi_y, white_y))
+
 # --- malformed measurements: exit 1, a clear message, nothing written ---
 print("malformed input:")
 good = text
