@@ -14,6 +14,9 @@ packages=(
 packages+=(man-db)
 # valgrind runs the bus tests' daemon under memcheck in run-tests too.
 packages+=(valgrind)
+# argyll: tests/cli/test-profile-build.py compares tinct profile-build with colprof
+# (targen, fakeread, colprof, profcheck).
+packages+=(argyll)
 
 missing=()
 for p in "${packages[@]}"; do

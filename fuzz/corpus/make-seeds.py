@@ -176,3 +176,39 @@ for i, s in enumerate(('xrandr-Dell Inc.-DELL U2713H-ABC123', 'cups-HP_LaserJet_
                        'Default, sRGB IEC61966-2.1 (2012).ICC', 'Adobe_RGB_1998.icm', 'display', 'rgb',
                        'named-color', '\u00c9cran t\u00e9l\u00e9 \u65e5\u672c', 'a/b.c-d e')):
     write('names', '%02d' % i, s)
+
+# --- CGATS measurement files (.ti3 as Argyll's dispread and fakeread write them) ---
+TI3_HEAD = ('CTI3   \n\nDESCRIPTOR "Argyll Calibration Target chart information 3"\n'
+            'ORIGINATOR "Argyll dispread"\nCREATED "Fri Dec  4 20:48:21 2026"\n'
+            'KEYWORD "DEVICE_CLASS"\nDEVICE_CLASS "DISPLAY"\n'
+            'KEYWORD "LUMINANCE_XYZ_CDM2"\nLUMINANCE_XYZ_CDM2 "114.5 120.0 130.1"\n'
+            'KEYWORD "NORMALIZED_TO_Y_100"\nNORMALIZED_TO_Y_100 "YES"\nCOLOR_REP "RGB_XYZ"\n\n'
+            'NUMBER_OF_FIELDS 7\nBEGIN_DATA_FORMAT\nSAMPLE_ID RGB_R RGB_G RGB_B XYZ_X XYZ_Y XYZ_Z \n'
+            'END_DATA_FORMAT\n\n')
+ROWS = ['1 100 100 100 95.1065 100 108.844', '2 0.00000 0.00000 0.00000 0.132 0.130 0.277',
+        '3 100 0 0 41.2 21.3 1.93', '4 0 100 0 35.8 71.5 11.9', '5 0 0 100 18.0 7.22 95.1',
+        '6 50 25.5 75 15.2 10.1 40.3']
+CAL = ('\nCAL    \n\nDESCRIPTOR "Argyll Device Calibration State"\nCOLOR_REP "RGB"\n'
+       'NUMBER_OF_FIELDS 4\nBEGIN_DATA_FORMAT\nRGB_I RGB_R RGB_G RGB_B\nEND_DATA_FORMAT\n'
+       'NUMBER_OF_SETS 2\nBEGIN_DATA\n0 0 0 0\n1 1 1 1\nEND_DATA\n')
+
+
+def ti3(rows, head=TI3_HEAD, tail=''):
+    return head + 'NUMBER_OF_SETS %d\nBEGIN_DATA\n' % len(rows) + '\n'.join(rows) + '\nEND_DATA\n' + tail
+
+
+write('cgats', 'display.ti3', ti3(ROWS))
+write('cgats', 'with-cal.ti3', ti3(ROWS, tail=CAL))
+write('cgats', 'absolute.ti3', ti3(ROWS, head=TI3_HEAD.replace('"YES"', '"NO"')))
+write('cgats', 'wrong-count.ti3', ti3(ROWS).replace('NUMBER_OF_SETS 6', 'NUMBER_OF_SETS 7'))
+write('cgats', 'not-a-number.ti3', ti3(ROWS[:-1] + ['6 50 x 75 15.2 10.1 40.3']))
+write('cgats', 'missing-field.ti3', ti3(ROWS).replace('XYZ_Z', 'XYZ_Q'))
+write('cgats', 'ti1.ti1', 'CTI1\n\nCOLOR_REP "RGB"\nNUMBER_OF_FIELDS 4\nBEGIN_DATA_FORMAT\n'
+      'SAMPLE_ID RGB_R RGB_G RGB_B\nEND_DATA_FORMAT\nNUMBER_OF_SETS 2\nBEGIN_DATA\n'
+      '1 100 100 100\n"A2" 0 0 0 # quoted id\nEND_DATA\n')
+# found by fuzz-cgats: a keyword without a value (its empty value must lie in the parser's copy)
+write('cgats', 'keyword-without-value.ti3', ti3(ROWS, head=TI3_HEAD.replace('DEVICE_CLASS "DISPLAY"\n',
+                                                                             'DEVICE_CLASS "DISPLAY"\nKEYWORD\nEMPTY\n')))
+# found by fuzz-cgats: a last line without a newline whose token ends in a blank (it looped)
+write('cgats', 'no-final-newline', 'DESLI ')
+write('cgats', 'no-final-newline.ti3', ti3(ROWS).rstrip('\n') + ' ')

@@ -18,6 +18,8 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 touch "$tmp/monitor.icc"
 expect "$(complete_words tinct icc-info "$tmp/mon")" "$tmp/monitor.icc"
 expect "$(complete_words tinct import-profile "$tmp/mon")" "$tmp/monitor.icc"
+touch "$tmp/display.ti3"
+expect "$(complete_words tinct profile-build "$tmp/disp")" "$tmp/display.ti3"
 # Every verb of the help text completes.
 n=$(complete_words tinct "" | wc -w)
 [ "$n" -ge 30 ] || { echo "only $n verbs complete"; exit 1; }
