@@ -7,7 +7,11 @@
  * calls the verb with the Invocation. A verb only does its own job.
  *
  * Adding an option: a bit in CliOption, a field in CliOptions, one row in tinct.c's option
- * table; then the bit in the rows of the verbs that take it.
+ * table; then the bit in the rows of the verbs that take it (in .required too if it must be
+ * given). E.g. `--description TEXT`: CLI_OPT_DESCRIPTION = 1 << 5, `const char *description;`
+ * and { CLI_OPT_DESCRIPTION, "description", 0, "TEXT", offsetof(CliOptions, description),
+ * "The profile's description" }; a switch such as --v2 has no metavar and a bool field. The
+ * usage lines, --help, the "not an option of" errors and the completion follow from that.
  *
  * Not here: D-Bus calls and the printing of daemon objects (bus-client.h). */
 #pragma once

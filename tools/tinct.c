@@ -20,34 +20,34 @@
 #include "verbs.h"
 
 /* The long help of the daemon's object verbs. */
-#define HELP_ID_OR_PATH "DEVICE and PROFILE are ids, or object paths used as they are (as colormgr)."
+#define HELP_ID_OR_PATH "\nDEVICE and PROFILE are ids, or object paths used as they are (as colormgr)."
 
 static const Verb verbs[] = {
         /* name, synopsis, min, max, flags, options, required, summary, help, .check, .run */
         { "edid-info", "FILE", 1, 1, 0, CLI_OPT_JSON, 0,
           "Print the fields of an EDID blob",
           "Prints what tinct reads from an EDID blob: identity, chromaticities, gamma, the\n"
-          "extension blocks, CTA-861 HDR metadata and colorimetry, DisplayID versions. --json\n"
-          "uses the key names of the EDID corpus references (schema edid-ref/1).",
+          "extension blocks, CTA-861 HDR metadata and colorimetry, DisplayID versions.\n"
+          "--json uses the key names of the EDID corpus references (schema edid-ref/1).",
           .run = verb_edid_info },
         { "edid-profile", "FILE", 1, 1, 0, CLI_OPT_OUTPUT, CLI_OPT_OUTPUT,
           "Generate an ICC display profile from an EDID",
-          "Writes to OUT an ICC display profile made from the EDID's primaries, white point and\n"
-          "gamma, as the daemon makes one for a display without a profile.",
+          "Writes to OUT an ICC display profile made from the EDID's primaries, white\n"
+          "point and gamma, as the daemon makes one for a display without a profile.",
           .run = verb_edid_profile },
         { "gamut", "FILE...", 1, VERB_ANY, 0, CLI_OPT_JSON | CLI_OPT_SVG, 0,
           "Gamut coverage against sRGB, P3, Adobe RGB, BT.2020",
-          "For each RGB profile: how much of sRGB, Display P3, Adobe RGB and BT.2020 it covers\n"
-          "and its size against each, as triangles of the primaries, in CIE 1931 xy and in\n"
-          "CIE 1976 u'v'. --svg writes an xy chromaticity diagram with the spectral locus,\n"
-          "the four references and every profile's gamut. A file that is not an RGB profile\n"
-          "is an error (exit 1) that spares the others.",
+          "For each RGB profile: how much of sRGB, Display P3, Adobe RGB and BT.2020 it\n"
+          "covers and its size against each, as triangles of the primaries, in CIE 1931 xy\n"
+          "and in CIE 1976 u'v'. --svg writes an xy chromaticity diagram with the spectral\n"
+          "locus, the four references and every profile's gamut. A file that is not an RGB\n"
+          "profile is an error (exit 1) that spares the others.",
           .run = verb_gamut },
         { "icc-info", "FILE", 1, 1, 0, CLI_OPT_JSON, 0,
           "Print what the daemon reads from an ICC profile",
           "Prints what the daemon reads from an ICC profile: checksum, description, title,\n"
-          "copyright, manufacturer and model, kind, colorspace, vcgt, creation time, metadata\n"
-          "and the warnings colord reports. Offline: the daemon is not asked.",
+          "copyright, manufacturer and model, kind, colorspace, vcgt, creation time,\n"
+          "metadata and the warnings colord reports. Offline: the daemon is not asked.",
           .run = verb_icc_info },
         { "export", "[FILE|-]", 0, 1, 0, CLI_OPT_STATE_DIR, 0,
           "Write the whole store as JSON",
@@ -162,11 +162,12 @@ static const Verb verbs[] = {
           .check = verb_create_virtual_device_check, .run = verb_create_virtual_device },
         { "delete-device", "DEVICE", 1, 1, VERB_BUS, 0, 0,
           "Delete a device",
-          "Deletes a device. " HELP_ID_OR_PATH,
+          "Deletes a device. DEVICE is an id, or an object path used as it is (as colormgr).",
           .run = verb_delete_device },
         { "delete-profile", "PROFILE", 1, 1, VERB_BUS, 0, 0,
           "Delete a profile",
-          "Deletes a profile. " HELP_ID_OR_PATH,
+          "Deletes a profile. PROFILE is an id, or an object path used as it is (as\n"
+          "colormgr).",
           .run = verb_delete_profile },
         { "profile-set-property", "PROFILE KEY VALUE", 3, 3, VERB_BUS, 0, 0,
           "Set a profile property",
@@ -180,7 +181,7 @@ static const Verb verbs[] = {
         { "device-add-profile", "DEVICE PROFILE", 2, 2, VERB_BUS, CLI_OPT_SOFT, 0,
           "Add a profile to a device (hard)",
           "Adds a profile to a device: hard (chosen by the user, as colormgr does),\n"
-          "or soft (automatic) with --soft. " HELP_ID_OR_PATH,
+          "or soft (automatic) with --soft." HELP_ID_OR_PATH,
           .run = verb_device_add_profile },
         { "device-remove-profile", "DEVICE PROFILE", 2, 2, VERB_BUS, 0, 0,
           "Take a profile off a device",
