@@ -6,7 +6,6 @@
 #include "bus-client.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -15,72 +14,6 @@
 #include <time.h>
 
 #include "strv.h"
-
-/* ---- command line --------------------------------------------------------------------- */
-
-int bus_usage_error(const char *verb, const char *fmt, ...) {
-        va_list ap;
-
-        fprintf(stderr, "tinct %s: ", verb);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputc('\n', stderr);
-        return EXIT_USAGE;
-}
-
-static void print_usage_line(FILE *f, const char *verb, const char *synopsis, BusArgsFlags flags) {
-        fprintf(f, "Usage: tinct %s [--json]%s%s%s\n", verb, flags & BUS_ARGS_SOFT ? " [--soft]" : "",
-                isempty(synopsis) ? "" : " ", strempty(synopsis));
-}
-
-int bus_args_parse(int argc, char **argv, const char *synopsis, const char *help,
-                   unsigned min_args, unsigned max_args, BusArgsFlags flags, BusArgs *ret) {
-        enum { ARG_JSON = 0x100, ARG_SOFT };
-        static const struct option options[] = {
-                { "json", no_argument, NULL, ARG_JSON },
-                { "soft", no_argument, NULL, ARG_SOFT },
-                { "help", no_argument, NULL, 'h' },
-                {}
-        };
-        const char *verb = argv[0];
-        BusArgs a = {};
-        int c;
-
-        optind = 0; /* full re-initialisation of GNU getopt */
-        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
-                switch (c) {
-                case ARG_JSON:
-                        a.json = true;
-                        break;
-                case ARG_SOFT:
-                        if (!(flags & BUS_ARGS_SOFT)) {
-                                bus_usage_error(verb, "--soft is only for device-add-profile");
-                                print_usage_line(stderr, verb, synopsis, flags);
-                                return -EINVAL;
-                        }
-                        a.soft = true;
-                        break;
-                case 'h':
-                        print_usage_line(stdout, verb, synopsis, flags);
-                        printf("\n%s\n", help);
-                        return 0;
-                default: /* getopt has printed what is wrong */
-                        print_usage_line(stderr, verb, synopsis, flags);
-                        return -EINVAL;
-                }
-
-        unsigned n = (unsigned) (argc - optind);
-        if (n < min_args || n > max_args) {
-                bus_usage_error(verb, n < min_args ? "missing arguments" : "too many arguments");
-                print_usage_line(stderr, verb, synopsis, flags);
-                return -EINVAL;
-        }
-        a.args = argv + optind;
-        a.n_args = n;
-        *ret = a;
-        return 1;
-}
 
 /* ---- holding something until Ctrl-C ---------------------------------------------------- */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* bus-client: what tinct's bus verbs (verb-bus*.c) share. The verbs' command line
- * ([--json] [--soft] ARGS), the connection to the system bus, method calls that report the
+/* bus-client: what tinct's bus verbs (verb-bus*.c) share. The connection to the system bus
+ * (opened once, by main, for the verbs that need it: cli.h), method calls that report the
  * daemon's D-Bus error (name and message) on stderr, colormgr's ID|PATH argument rule, and
  * an object's properties read into a small typed tree that prints as text or as JSON
  * (through src/shared/json.h's writer).
@@ -15,14 +15,9 @@
 #include <stdio.h>
 #include <systemd/sd-bus.h>
 
+#include "cli.h"
 #include "json.h"
 #include "macro.h"
-
-/* Exit statuses scripts can rely on (tinct(1), EXIT STATUS). */
-#define EXIT_USAGE 2       /* wrong arguments: nothing was done */
-#define EXIT_UNREACHABLE 3 /* no system bus, or no daemon on it */
-#define EXIT_NOT_FOUND 4   /* the daemon has no such device, profile or sensor */
-#define EXIT_DENIED 5      /* the daemon (polkit) refused the caller */
 
 /* The exit status for a verb's result: EXIT_FAILURE becomes one of the statuses above when
  * the last failed call says so; anything else is returned as it is. */
@@ -34,32 +29,6 @@ int bus_exit_status(int status);
 #define CM_IFACE_DEVICE "org.freedesktop.ColorManager.Device"
 #define CM_IFACE_PROFILE "org.freedesktop.ColorManager.Profile"
 #define CM_IFACE_SENSOR "org.freedesktop.ColorManager.Sensor"
-
-/* ---- command line --------------------------------------------------------------------- */
-
-typedef enum BusArgsFlags {
-        BUS_ARGS_SOFT = 1 << 0, /* the verb takes --soft */
-} BusArgsFlags;
-
-typedef struct BusArgs {
-        bool json;
-        bool soft;
-        char **args; /* the positional arguments (pointers into argv) */
-        unsigned n_args;
-} BusArgs;
-
-/* Parses `VERB [--json] [--soft] [--help] [--] ARGS...` (options anywhere before "--").
- * `synopsis` is the argument part of the usage line. Returns 1 when the verb should run,
- * 0 after printing --help, -EINVAL after printing a usage error; bus_args_exit() turns the
- * last two into the exit status. */
-int bus_args_parse(int argc, char **argv, const char *synopsis, const char *help,
-                   unsigned min_args, unsigned max_args, BusArgsFlags flags, BusArgs *ret);
-static inline int bus_args_exit(int r) {
-        return r == 0 ? EXIT_SUCCESS : EXIT_USAGE;
-}
-/* Prints "Usage: tinct VERB SYNOPSIS" style errors: "tinct VERB: <message>" on stderr and
- * returns EXIT_USAGE. */
-int bus_usage_error(const char *verb, const char *fmt, ...) _printf_(2, 3);
 
 /* ---- holding something until Ctrl-C (device-inhibit, sensor-lock) -------------------- */
 
@@ -73,6 +42,8 @@ int hold_until_signal(const sigset_t *mask, unsigned long seconds);
 
 /* ---- calls ---------------------------------------------------------------------------- */
 
+/* Opens the system bus ($DBUS_SYSTEM_BUS_ADDRESS when set); on failure prints why, and the
+ * exit status becomes EXIT_UNREACHABLE. */
 int bus_connect(sd_bus **ret);
 
 /* Calls a method of the daemon (service CM_SERVICE). On failure prints

@@ -65,43 +65,42 @@ static uint64_t now_usec(void) {
         return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
 }
 
-int verb_import_profile(int argc, char **argv) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+int verb_import_profile_check(const Invocation *inv) {
+        unsigned long seconds;
+        if (inv->n_args > 1 && (parse_seconds(inv->args[1], &seconds) < 0 || seconds == 0))
+                return verb_usage_error(inv, "'%s' is not a number of seconds", inv->args[1]);
+        return 0;
+}
+
+int verb_import_profile(Invocation *inv) {
         _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
         _cleanup_free_ char *dir = NULL, *dest = NULL, *why = NULL, *found = NULL;
         _cleanup_free_ uint8_t *data = NULL;
         _cleanup_(icc_info_freep) IccInfo *info = NULL;
+        const char *file = inv->args[0];
+        sd_bus *bus = inv->bus;
         unsigned long seconds = 10;
         size_t size;
-        BusArgs a;
         int r;
 
-        r = bus_args_parse(argc, argv, "FILE [SECONDS]",
-                           "Copies an ICC profile into your own ICC directory ($XDG_DATA_HOME/icc) and\n"
-                           "waits SECONDS (default 10) for the session agent (tinct-session) to register\n"
-                           "it with the daemon, then shows the profile.", 1, 2, 0, &a);
-        if (r <= 0)
-                return bus_args_exit(r);
-        if (a.n_args > 1 && (parse_seconds(a.args[1], &seconds) < 0 || seconds == 0))
-                return bus_usage_error(argv[0], "'%s' is not a number of seconds", a.args[1]);
-        r = read_file_capped(a.args[0], TOOL_MAX_FILE, READ_REGULAR_ONLY, &data, &size, NULL);
+        if (inv->n_args > 1)
+                (void) parse_seconds(inv->args[1], &seconds); /* checked */
+        r = read_file_capped(file, TOOL_MAX_FILE, READ_REGULAR_ONLY, &data, &size, NULL);
         if (r < 0) {
-                fprintf(stderr, "tinct: cannot read %s: %s\n", a.args[0], strerror(-r));
+                fprintf(stderr, "tinct: cannot read %s: %s\n", file, strerror(-r));
                 return EXIT_FAILURE;
         }
         if ((r = icc_info_parse(data, size, &info, &why)) < 0) {
-                fprintf(stderr, "tinct: %s is not a usable ICC profile: %s\n", a.args[0], why ? why : strerror(-r));
+                fprintf(stderr, "tinct: %s is not a usable ICC profile: %s\n", file, why ? why : strerror(-r));
                 return EXIT_FAILURE;
         }
-        const char *base = strrchr(a.args[0], '/');
-        base = base ? base + 1 : a.args[0];
+        const char *base = strrchr(file, '/');
+        base = base ? base + 1 : file;
         if ((r = user_icc_dir(&dir)) < 0 || asprintf(&dest, "%s/%s", dir, base) < 0) {
                 fprintf(stderr, "tinct: no user ICC directory (set XDG_DATA_HOME or HOME): %s\n", strerror(-r));
                 return EXIT_FAILURE;
         }
 
-        if (bus_connect(&bus) < 0)
-                return EXIT_FAILURE;
         /* Subscribed before the copy exists, so the agent's answer cannot come first. */
         bool added = false;
         r = sd_bus_match_signal(bus, &slot, CM_SERVICE, CM_PATH, CM_IFACE, "ProfileAdded", on_added, &added);
@@ -149,5 +148,5 @@ int verb_import_profile(int argc, char **argv) {
                         return EXIT_FAILURE;
                 }
         }
-        return bus_print_object(bus, BUS_OBJECT_PROFILE, found, a.json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        return bus_print_object(bus, BUS_OBJECT_PROFILE, found, inv->opts.json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

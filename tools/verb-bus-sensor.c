@@ -50,31 +50,27 @@ static int read_sensor(sd_bus *bus, const char *path, const char *cap, Reading *
         return 0;
 }
 
-int verb_get_sensor_reading(int argc, char **argv) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+static bool is_sensor_cap(const char *cap) {
+        for (size_t i = 1; i < ELEMENTSOF(sensor_caps); i++) /* not "unknown" */
+                if (streq(cap, sensor_caps[i]))
+                        return true;
+        return false;
+}
+
+int verb_get_sensor_reading_check(const Invocation *inv) {
+        if (inv->n_args > 0 && !is_sensor_cap(inv->args[0]))
+                return verb_usage_error(inv, "unknown sensor capability '%s'", inv->args[0]);
+        return 0;
+}
+
+int verb_get_sensor_reading(Invocation *inv) {
         _cleanup_strv_free_ char **paths = NULL;
         _cleanup_free_ Reading *readings = NULL;
-        const char *cap = "lcd";
+        const char *cap = inv->n_args > 0 ? inv->args[0] : "lcd";
+        sd_bus *bus = inv->bus;
         size_t n = 0;
-        BusArgs a;
-        int r, status = EXIT_SUCCESS;
+        int status = EXIT_SUCCESS;
 
-        r = bus_args_parse(argc, argv, "[CAP]",
-                           "Locks each sensor, takes one sample for CAP (default lcd; e.g. crt, printer,\n"
-                           "ambient) and unlocks it. Prints X, Y, Z (for ambient: X is lux).",
-                           0, 1, 0, &a);
-        if (r <= 0)
-                return bus_args_exit(r);
-        if (a.n_args > 0) {
-                cap = a.args[0];
-                bool known = false;
-                for (size_t i = 1; i < ELEMENTSOF(sensor_caps); i++)
-                        known = known || streq(cap, sensor_caps[i]);
-                if (!known)
-                        return bus_usage_error(argv[0], "unknown sensor capability '%s'", cap);
-        }
-        if (bus_connect(&bus) < 0)
-                return EXIT_FAILURE;
         if (bus_call_paths(bus, CM_PATH, CM_IFACE, "GetSensors", &paths, NULL) < 0)
                 return EXIT_FAILURE;
         if (strv_isempty(paths)) {
@@ -94,7 +90,7 @@ int verb_get_sensor_reading(int argc, char **argv) {
                 n++;
         }
 
-        if (a.json) {
+        if (inv->opts.json) {
                 JsonWriter w;
                 json_writer_init(&w, stdout);
                 json_write_begin_object(&w);
@@ -136,30 +132,31 @@ int verb_get_sensor_reading(int argc, char **argv) {
  * calibration-dark / calibration-irradiance); prints the range and the values. --json:
  * {"spectra": [{"sensor": {object}, "capability": CAP, "start_nm": S, "end_nm": E,
  * "values": [...]}]}. */
-int verb_get_spectral_reading(int argc, char **argv) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+static bool is_spectral_cap(const char *cap) {
+        return streq(cap, "spectral") || streq(cap, "calibration-dark") || streq(cap, "calibration-irradiance");
+}
+
+int verb_get_spectral_reading_check(const Invocation *inv) {
+        if (inv->n_args > 0 && !is_spectral_cap(inv->args[0]))
+                return verb_usage_error(inv, "'%s' is not a spectral capability", inv->args[0]);
+        return 0;
+}
+
+int verb_get_spectral_reading(Invocation *inv) {
         _cleanup_strv_free_ char **paths = NULL;
-        const char *cap = "spectral";
-        BusArgs a;
+        const char *cap = inv->n_args > 0 ? inv->args[0] : "spectral";
+        sd_bus *bus = inv->bus;
+        bool json = inv->opts.json;
         int r, status = EXIT_SUCCESS;
 
-        r = bus_args_parse(argc, argv, "[CAP]",
-                           "Locks each sensor, measures one spectrum for CAP (default spectral; also\n"
-                           "calibration-dark, calibration-irradiance) and unlocks it.", 0, 1, 0, &a);
-        if (r <= 0)
-                return bus_args_exit(r);
-        if (a.n_args > 0)
-                cap = a.args[0];
-        if (!streq(cap, "spectral") && !streq(cap, "calibration-dark") && !streq(cap, "calibration-irradiance"))
-                return bus_usage_error(argv[0], "'%s' is not a spectral capability", cap);
-        if (bus_connect(&bus) < 0 || bus_call_paths(bus, CM_PATH, CM_IFACE, "GetSensors", &paths, NULL) < 0)
+        if (bus_call_paths(bus, CM_PATH, CM_IFACE, "GetSensors", &paths, NULL) < 0)
                 return EXIT_FAILURE;
         if (strv_isempty(paths)) {
                 fprintf(stderr, "tinct: there are no sensors\n");
                 return EXIT_FAILURE;
         }
         JsonWriter w;
-        if (a.json) {
+        if (json) {
                 json_writer_init(&w, stdout);
                 json_write_begin_object(&w);
                 json_write_key(&w, "spectra");
@@ -187,7 +184,7 @@ int verb_get_spectral_reading(int argc, char **argv) {
                         continue;
                 }
                 n /= sizeof(double);
-                if (a.json) {
+                if (json) {
                         json_write_begin_object(&w);
                         json_write_key(&w, "sensor");
                         bus_object_write_json(o, &w);
@@ -212,7 +209,7 @@ int verb_get_spectral_reading(int argc, char **argv) {
                 printf("\n");
                 first = false;
         }
-        if (a.json) {
+        if (json) {
                 json_write_end_array(&w);
                 json_write_end_object(&w);
                 if (bus_json_finish(&w) < 0)
@@ -252,22 +249,23 @@ static int unlock_all(sd_bus *bus, char **locked) {
 
 /* tinct sensor-lock [SECONDS]: colormgr's sensor-lock, holding the lock of every sensor
  * until Ctrl-C (or SECONDS), so nothing else can use the instrument meanwhile. */
-int verb_sensor_lock(int argc, char **argv) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+int verb_sensor_lock_check(const Invocation *inv) {
+        unsigned long seconds;
+        if (inv->n_args > 0 && parse_seconds(inv->args[0], &seconds) < 0)
+                return verb_usage_error(inv, "'%s' is not a number of seconds", inv->args[0]);
+        return 0;
+}
+
+int verb_sensor_lock(Invocation *inv) {
         _cleanup_strv_free_ char **locked = NULL;
         unsigned long seconds = 0;
+        sd_bus *bus = inv->bus;
         sigset_t mask;
-        BusArgs a;
         int r;
 
-        r = bus_args_parse(argc, argv, "[SECONDS]",
-                           "Locks every sensor and holds the locks for SECONDS, or until Ctrl-C when 0\n"
-                           "or omitted; then unlocks them.", 0, 1, 0, &a);
-        if (r <= 0)
-                return bus_args_exit(r);
-        if (a.n_args > 0 && parse_seconds(a.args[0], &seconds) < 0)
-                return bus_usage_error(argv[0], "'%s' is not a number of seconds", a.args[0]);
-        if (block_interrupts(&mask) < 0 || bus_connect(&bus) < 0)
+        if (inv->n_args > 0)
+                (void) parse_seconds(inv->args[0], &seconds); /* checked */
+        if (block_interrupts(&mask) < 0)
                 return EXIT_FAILURE;
         if ((r = lock_all(bus, &locked)) != 0)
                 return r;
@@ -282,29 +280,21 @@ int verb_sensor_lock(int argc, char **argv) {
 
 /* tinct sensor-set-options KEY VALUE: lock, SetOptions({KEY: VALUE}), unlock, on every
  * sensor. VALUE goes as a double when it is a number, else as a string (as colormgr). */
-int verb_sensor_set_options(int argc, char **argv) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+int verb_sensor_set_options(Invocation *inv) {
         _cleanup_strv_free_ char **locked = NULL;
-        BusArgs a;
+        sd_bus *bus = inv->bus;
         int r, status = EXIT_SUCCESS;
 
-        r = bus_args_parse(argc, argv, "KEY VALUE",
-                           "Sets a driver option on every sensor (the dummy sensor takes sample[red],\n"
-                           "sample[green], sample[blue]: the XYZ it returns).", 2, 2, 0, &a);
-        if (r <= 0)
-                return bus_args_exit(r);
         char *end;
-        double d = strtod(a.args[1], &end);
-        bool number = end != a.args[1] && *end == 0;
-        if (bus_connect(&bus) < 0)
-                return EXIT_FAILURE;
+        double d = strtod(inv->args[1], &end);
+        bool number = end != inv->args[1] && *end == 0;
         if ((r = lock_all(bus, &locked)) != 0)
                 return r;
         STRV_FOREACH(l, locked) {
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
                 if (bus_new_method_call(bus, *l, CM_IFACE_SENSOR, "SetOptions", &m) < 0 ||
-                    (r = number ? sd_bus_message_append(m, "a{sv}", 1, a.args[0], "d", d)
-                                : sd_bus_message_append(m, "a{sv}", 1, a.args[0], "s", a.args[1])) < 0) {
+                    (r = number ? sd_bus_message_append(m, "a{sv}", 1, inv->args[0], "d", d)
+                                : sd_bus_message_append(m, "a{sv}", 1, inv->args[0], "s", inv->args[1])) < 0) {
                         bus_log_create_error(r);
                         status = EXIT_FAILURE;
                         continue;

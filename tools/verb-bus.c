@@ -8,7 +8,7 @@
  * D-Bus names; --json prints the object as {"object_path": PATH, "<Property>": value...},
  * a list as {"devices"|"profiles"|"sensors": [objects]}. Keys in lower case are tinct's,
  * capitalised ones are D-Bus property names. Errors: the daemon's error name and message
- * on stderr and exit 1; usage errors exit 2. */
+ * on stderr and exit 1 (or the statuses of cli.h); usage errors are the parser's (tinct.c). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,199 +16,119 @@
 #include "strv.h"
 #include "verbs.h"
 
-static int list_objects(int argc, char **argv, const char *synopsis, const char *help,
-                        unsigned n_args, BusObjectKind kind, const char *member, const char *list_key) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+static int list_objects(Invocation *inv, BusObjectKind kind, const char *member, const char *list_key) {
         _cleanup_strv_free_ char **paths = NULL;
-        BusArgs a;
         int r;
 
-        r = bus_args_parse(argc, argv, synopsis, help, n_args, n_args, 0, &a);
-        if (r <= 0)
-                return bus_args_exit(r);
-        if (bus_connect(&bus) < 0)
-                return EXIT_FAILURE;
-        if (n_args == 0)
-                r = bus_call_paths(bus, CM_PATH, CM_IFACE, member, &paths, NULL);
+        if (inv->n_args == 0)
+                r = bus_call_paths(inv->bus, CM_PATH, CM_IFACE, member, &paths, NULL);
         else
-                r = bus_call_paths(bus, CM_PATH, CM_IFACE, member, &paths, "s", a.args[0]);
+                r = bus_call_paths(inv->bus, CM_PATH, CM_IFACE, member, &paths, "s", inv->args[0]);
         if (r < 0)
                 return EXIT_FAILURE;
-        return bus_print_objects(bus, kind, paths, list_key, a.json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        return bus_print_objects(inv->bus, kind, paths, list_key, inv->opts.json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 /* A manager method answering one object path, called with the verb's 1 or 2 arguments. */
-static int find_object(int argc, char **argv, const char *synopsis, const char *help,
-                       unsigned n_args, BusObjectKind kind, const char *member) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+static int find_object(Invocation *inv, BusObjectKind kind, const char *member) {
         _cleanup_free_ char *path = NULL;
-        BusArgs a;
-        int r;
 
-        r = bus_args_parse(argc, argv, synopsis, help, n_args, n_args, 0, &a);
-        if (r <= 0)
-                return bus_args_exit(r);
-        if (bus_connect(&bus) < 0)
+        if (bus_call_path(inv->bus, CM_PATH, CM_IFACE, member, &path, inv->n_args == 1 ? "s" : "ss",
+                          inv->args[0], inv->n_args > 1 ? inv->args[1] : NULL) < 0)
                 return EXIT_FAILURE;
-        r = bus_call_path(bus, CM_PATH, CM_IFACE, member, &path, n_args == 1 ? "s" : "ss",
-                          a.args[0], n_args > 1 ? a.args[1] : NULL);
-        if (r < 0)
-                return EXIT_FAILURE;
-        return bus_print_object(bus, kind, path, a.json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        return bus_print_object(inv->bus, kind, path, inv->opts.json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
-int verb_get_devices(int argc, char **argv) {
-        return list_objects(argc, argv, "", "Lists every device with its properties.", 0,
-                            BUS_OBJECT_DEVICE, "GetDevices", "devices");
+int verb_get_devices(Invocation *inv) {
+        return list_objects(inv, BUS_OBJECT_DEVICE, "GetDevices", "devices");
 }
 
-int verb_get_devices_by_kind(int argc, char **argv) {
-        return list_objects(argc, argv, "KIND",
-                            "Lists the devices of one kind (display, scanner, printer, camera, webcam).",
-                            1, BUS_OBJECT_DEVICE, "GetDevicesByKind", "devices");
+int verb_get_devices_by_kind(Invocation *inv) {
+        return list_objects(inv, BUS_OBJECT_DEVICE, "GetDevicesByKind", "devices");
 }
 
-int verb_get_profiles(int argc, char **argv) {
-        return list_objects(argc, argv, "", "Lists every profile with its properties.", 0,
-                            BUS_OBJECT_PROFILE, "GetProfiles", "profiles");
+int verb_get_profiles(Invocation *inv) {
+        return list_objects(inv, BUS_OBJECT_PROFILE, "GetProfiles", "profiles");
 }
 
-int verb_get_sensors(int argc, char **argv) {
-        return list_objects(argc, argv, "", "Lists the sensors with their properties.", 0,
-                            BUS_OBJECT_SENSOR, "GetSensors", "sensors");
+int verb_get_sensors(Invocation *inv) {
+        return list_objects(inv, BUS_OBJECT_SENSOR, "GetSensors", "sensors");
 }
 
-int verb_find_device(int argc, char **argv) {
-        return find_object(argc, argv, "ID", "Shows the device with this id (FindDeviceById).", 1,
-                           BUS_OBJECT_DEVICE, "FindDeviceById");
+int verb_find_device(Invocation *inv) {
+        return find_object(inv, BUS_OBJECT_DEVICE, "FindDeviceById");
 }
 
-int verb_find_device_by_property(int argc, char **argv) {
-        return find_object(argc, argv, "KEY VALUE",
-                           "Shows the first device whose Model, Vendor, Serial or metadata KEY is VALUE.",
-                           2, BUS_OBJECT_DEVICE, "FindDeviceByProperty");
+int verb_find_device_by_property(Invocation *inv) {
+        return find_object(inv, BUS_OBJECT_DEVICE, "FindDeviceByProperty");
 }
 
-int verb_find_profile(int argc, char **argv) {
-        return find_object(argc, argv, "ID", "Shows the profile with this id (FindProfileById).", 1,
-                           BUS_OBJECT_PROFILE, "FindProfileById");
+int verb_find_profile(Invocation *inv) {
+        return find_object(inv, BUS_OBJECT_PROFILE, "FindProfileById");
 }
 
-int verb_find_profile_by_filename(int argc, char **argv) {
-        return find_object(argc, argv, "FILE",
-                           "Shows the profile with this filename (a full path, or a basename).", 1,
-                           BUS_OBJECT_PROFILE, "FindProfileByFilename");
+int verb_find_profile_by_filename(Invocation *inv) {
+        return find_object(inv, BUS_OBJECT_PROFILE, "FindProfileByFilename");
 }
 
-int verb_get_standard_space(int argc, char **argv) {
-        return find_object(argc, argv, "SPACE",
-                           "Shows the best profile of a standard space (srgb, adobe-rgb, prophoto-rgb).",
-                           1, BUS_OBJECT_PROFILE, "GetStandardSpace");
+int verb_get_standard_space(Invocation *inv) {
+        return find_object(inv, BUS_OBJECT_PROFILE, "GetStandardSpace");
 }
 
-int verb_create_device(int argc, char **argv) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+int verb_create_device(Invocation *inv) {
         _cleanup_free_ char *path = NULL;
-        BusArgs a;
-        int r;
 
-        r = bus_args_parse(argc, argv, "ID SCOPE KIND",
-                           "Creates a device with only its Kind set (SCOPE: normal, temp or disk),\n"
-                           "then shows it.", 3, 3, 0, &a);
-        if (r <= 0)
-                return bus_args_exit(r);
-        if (bus_connect(&bus) < 0)
+        if (bus_call_path(inv->bus, CM_PATH, CM_IFACE, "CreateDevice", &path, "ssa{ss}", inv->args[0], inv->args[1], 1,
+                          "Kind", inv->args[2]) < 0)
                 return EXIT_FAILURE;
-        r = bus_call_path(bus, CM_PATH, CM_IFACE, "CreateDevice", &path, "ssa{ss}",
-                          a.args[0], a.args[1], 1, "Kind", a.args[2]);
-        if (r < 0)
-                return EXIT_FAILURE;
-        return bus_print_object(bus, BUS_OBJECT_DEVICE, path, a.json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        return bus_print_object(inv->bus, BUS_OBJECT_DEVICE, path, inv->opts.json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
-int verb_create_profile(int argc, char **argv) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+int verb_create_profile(Invocation *inv) {
         _cleanup_free_ char *path = NULL;
-        BusArgs a;
-        int r;
 
-        r = bus_args_parse(argc, argv, "ID SCOPE",
-                           "Creates a profile with no file and no properties (SCOPE: normal or temp),\n"
-                           "then shows it. Set its Qualifier and others with profile-set-property.",
-                           2, 2, 0, &a);
-        if (r <= 0)
-                return bus_args_exit(r);
-        if (bus_connect(&bus) < 0)
+        if (bus_call_path(inv->bus, CM_PATH, CM_IFACE, "CreateProfile", &path, "ssa{ss}", inv->args[0], inv->args[1],
+                          0) < 0)
                 return EXIT_FAILURE;
-        r = bus_call_path(bus, CM_PATH, CM_IFACE, "CreateProfile", &path, "ssa{ss}",
-                          a.args[0], a.args[1], 0);
-        if (r < 0)
-                return EXIT_FAILURE;
-        return bus_print_object(bus, BUS_OBJECT_PROFILE, path, a.json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        return bus_print_object(inv->bus, BUS_OBJECT_PROFILE, path, inv->opts.json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
-static int delete_object(int argc, char **argv, BusObjectKind kind, const char *member) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+static int delete_object(Invocation *inv, BusObjectKind kind, const char *member) {
         _cleanup_free_ char *path = NULL;
-        BusArgs a;
-        int r;
 
-        r = bus_args_parse(argc, argv, "ID|PATH",
-                           kind == BUS_OBJECT_DEVICE ? "Deletes a device." : "Deletes a profile.",
-                           1, 1, 0, &a);
-        if (r <= 0)
-                return bus_args_exit(r);
-        if (bus_connect(&bus) < 0)
+        if (bus_resolve(inv->bus, kind, inv->args[0], &path) < 0)
                 return EXIT_FAILURE;
-        if (bus_resolve(bus, kind, a.args[0], &path) < 0)
-                return EXIT_FAILURE;
-        return bus_call(bus, CM_PATH, CM_IFACE, member, NULL, "o", path) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        return bus_call(inv->bus, CM_PATH, CM_IFACE, member, NULL, "o", path) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
-int verb_delete_device(int argc, char **argv) {
-        return delete_object(argc, argv, BUS_OBJECT_DEVICE, "DeleteDevice");
+int verb_delete_device(Invocation *inv) {
+        return delete_object(inv, BUS_OBJECT_DEVICE, "DeleteDevice");
 }
 
-int verb_delete_profile(int argc, char **argv) {
-        return delete_object(argc, argv, BUS_OBJECT_PROFILE, "DeleteProfile");
+int verb_delete_profile(Invocation *inv) {
+        return delete_object(inv, BUS_OBJECT_PROFILE, "DeleteProfile");
 }
 
-int verb_profile_set_property(int argc, char **argv) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+int verb_profile_set_property(Invocation *inv) {
         _cleanup_free_ char *path = NULL;
-        BusArgs a;
-        int r;
 
-        r = bus_args_parse(argc, argv, "ID|PATH KEY VALUE",
-                           "Sets a profile property (Qualifier, Format, Colorspace, Title) or, for any\n"
-                           "other KEY, a metadata entry.", 3, 3, 0, &a);
-        if (r <= 0)
-                return bus_args_exit(r);
-        if (bus_connect(&bus) < 0)
+        if (bus_resolve(inv->bus, BUS_OBJECT_PROFILE, inv->args[0], &path) < 0)
                 return EXIT_FAILURE;
-        if (bus_resolve(bus, BUS_OBJECT_PROFILE, a.args[0], &path) < 0)
-                return EXIT_FAILURE;
-        r = bus_call(bus, path, CM_IFACE_PROFILE, "SetProperty", NULL, "ss", a.args[1], a.args[2]);
-        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        return bus_call(inv->bus, path, CM_IFACE_PROFILE, "SetProperty", NULL, "ss", inv->args[1], inv->args[2]) < 0
+                ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
-int verb_profile_install_system_wide(int argc, char **argv) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+int verb_profile_install_system_wide(Invocation *inv) {
         _cleanup_free_ char *path = NULL;
-        BusArgs a;
-        int r = bus_args_parse(argc, argv, "ID|PATH",
-                               "Copies a profile's file into the daemon's system-wide directory, for every user.", 1, 1,
-                               0, &a);
-        if (r <= 0)
-                return bus_args_exit(r);
-        if (bus_connect(&bus) < 0 || bus_resolve(bus, BUS_OBJECT_PROFILE, a.args[0], &path) < 0)
+
+        if (bus_resolve(inv->bus, BUS_OBJECT_PROFILE, inv->args[0], &path) < 0)
                 return EXIT_FAILURE;
-        r = bus_call(bus, path, CM_IFACE_PROFILE, "InstallSystemWide", NULL, NULL);
-        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        return bus_call(inv->bus, path, CM_IFACE_PROFILE, "InstallSystemWide", NULL, NULL) < 0
+                ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 /* tinct status: the manager's properties and how many objects of each kind it holds. */
-int verb_status(int argc, char **argv) {
+int verb_status(Invocation *inv) {
         static const struct {
                 const char *member;
                 const char *key;
@@ -218,21 +138,12 @@ int verb_status(int argc, char **argv) {
                 { "GetProfiles", "profiles", "Profiles" },
                 { "GetSensors", "sensors", "Sensors" },
         };
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(bus_value_freep) BusValue *props = NULL;
+        sd_bus *bus = inv->bus;
         size_t n[ELEMENTSOF(counts)];
-        BusArgs a;
         int r;
 
-        r = bus_args_parse(argc, argv, "",
-                           "Shows the daemon's version and system identity, and how many devices,\n"
-                           "profiles and sensors it has (devices as GetDevices shows them to you).",
-                           0, 0, 0, &a);
-        if (r <= 0)
-                return bus_args_exit(r);
-        if (bus_connect(&bus) < 0)
-                return EXIT_FAILURE;
         r = bus_call(bus, CM_PATH, "org.freedesktop.DBus.Properties", "GetAll", &reply, "s", CM_IFACE);
         if (r < 0)
                 return EXIT_FAILURE;
@@ -248,7 +159,7 @@ int verb_status(int argc, char **argv) {
                 n[i] = strv_length(paths);
         }
 
-        if (a.json) {
+        if (inv->opts.json) {
                 JsonWriter w;
                 json_writer_init(&w, stdout);
                 json_write_begin_object(&w);

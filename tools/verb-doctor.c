@@ -188,15 +188,13 @@ static void write_json(JsonWriter *w, const Diagnosis *d) {
         json_write_end_object(w);
 }
 
-int verb_doctor(int argc, char **argv) {
-        BusArgs a;
-        int r = bus_args_parse(argc, argv, "[DEVICE]",
-                               "Says, for each device (or one), which profile applications get and why.", 0, 1, 0, &a);
-        if (r <= 0)
-                return bus_args_exit(r);
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+int verb_doctor(Invocation *inv) {
         _cleanup_strv_free_ char **paths = NULL, **ids = NULL;
-        if (bus_connect(&bus) < 0 || bus_call_paths(bus, CM_PATH, CM_IFACE, "GetDevices", &paths, NULL) < 0)
+        sd_bus *bus = inv->bus;
+        bool json = inv->opts.json;
+        int r = 0;
+
+        if (bus_call_paths(bus, CM_PATH, CM_IFACE, "GetDevices", &paths, NULL) < 0)
                 return EXIT_FAILURE;
         BusObject **objects = calloc(strv_length(paths) + 1, sizeof *objects);
         size_t n = 0;
@@ -209,11 +207,11 @@ int verb_doctor(int argc, char **argv) {
                         n++;
                 }
         _cleanup_free_ char *only = NULL;
-        if (a.n_args == 1 && bus_resolve(bus, BUS_OBJECT_DEVICE, a.args[0], &only) < 0)
+        if (inv->n_args == 1 && bus_resolve(bus, BUS_OBJECT_DEVICE, inv->args[0], &only) < 0)
                 r = -ENOENT;
 
         JsonWriter w;
-        if (a.json) {
+        if (json) {
                 json_writer_init(&w, stdout);
                 json_write_begin_object(&w);
                 json_write_key(&w, "devices");
@@ -225,7 +223,7 @@ int verb_doctor(int argc, char **argv) {
                         continue;
                 Diagnosis d = {};
                 diagnose(bus, objects[i], ids, &d);
-                if (a.json)
+                if (json)
                         write_json(&w, &d);
                 else
                         print_text(&d);
@@ -233,7 +231,7 @@ int verb_doctor(int argc, char **argv) {
                 attention += !d.ok;
                 diagnosis_done(&d);
         }
-        if (a.json) {
+        if (json) {
                 json_write_end_array(&w);
                 json_write_end_object(&w);
                 if (bus_json_finish(&w) < 0)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* `tinct edid-info [--json] FILE` and `tinct edid-profile FILE -o OUT.icc`: the offline EDID
+/* `tinct edid-info [--json] FILE` and `tinct edid-profile FILE -o OUT`: the offline EDID
  * verbs. edid-info prints what src/edid parses; its --json form uses the key names and value
  * conventions of the corpus references (schema edid-ref/1, shared/corpus/README.md), so the
  * corpus test can diff the two. edid-profile turns an EDID into an ICC display profile.
@@ -8,7 +8,6 @@
  * (src/edid-icc/edid-icc.h, shared with the daemon), or conformity checking. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -383,99 +382,51 @@ static void print_text(FILE *f, const Edid *e) {
                 c->hdr10plus_vsvdb ? "yes" : "no", c->dolby_vision_vsvdb ? "yes" : "no");
 }
 
-int verb_edid_info(int argc, char **argv) {
-        static const struct option options[] = {
-                { "json", no_argument, NULL, 'j' },
-                { "help", no_argument, NULL, 'h' },
-                {}
-        };
+int verb_edid_info(Invocation *inv) {
         _cleanup_(edid_freep) Edid *e = NULL;
-        bool json = false;
-        int c;
 
-        optind = 0;
-        while ((c = getopt_long(argc, argv, "jh", options, NULL)) >= 0)
-                switch (c) {
-                case 'j':
-                        json = true;
-                        break;
-                case 'h':
-                        printf("Usage: tinct edid-info [--json] FILE\n");
-                        return 0;
-                default:
-                        return 2;
-                }
-        if (optind + 1 != argc) {
-                fprintf(stderr, "Usage: tinct edid-info [--json] FILE\n");
-                return 2;
-        }
-
-        if (load_edid(argv[optind], &e) < 0)
-                return 1;
-
-        if (json) {
+        if (load_edid(inv->args[0], &e) < 0)
+                return EXIT_FAILURE;
+        if (inv->opts.json) {
                 int r = print_json(stdout, e);
                 if (r < 0)
                         fprintf(stderr, "tinct edid-info: writing JSON: %s\n", strerror(-r));
-                return r < 0 ? 1 : 0;
+                return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
         }
         print_text(stdout, e);
-        return fflush(stdout) == 0 ? 0 : 1;
+        return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
-
-int verb_edid_profile(int argc, char **argv) {
-        static const struct option options[] = {
-                { "output", required_argument, NULL, 'o' },
-                { "help", no_argument, NULL, 'h' },
-                {}
-        };
+int verb_edid_profile(Invocation *inv) {
         _cleanup_(edid_freep) Edid *e = NULL;
         _cleanup_free_ void *data = NULL;
         EdidIccParams params = {};
-        const char *output = NULL, *reason = NULL;
+        const char *file = inv->args[0], *output = inv->opts.output, *reason = NULL;
         size_t size = 0;
-        int c, r;
+        int r;
 
-        optind = 0;
-        while ((c = getopt_long(argc, argv, "o:h", options, NULL)) >= 0)
-                switch (c) {
-                case 'o':
-                        output = optarg;
-                        break;
-                case 'h':
-                        printf("Usage: tinct edid-profile FILE -o OUT.icc\n");
-                        return 0;
-                default:
-                        return 2;
-                }
-        if (optind + 1 != argc || !output) {
-                fprintf(stderr, "Usage: tinct edid-profile FILE -o OUT.icc\n");
-                return 2;
-        }
-
-        if (load_edid(argv[optind], &e) < 0)
-                return 1;
+        if (load_edid(file, &e) < 0)
+                return EXIT_FAILURE;
 
         /* No PNP vendor table is available to the tool, so the vendor is the PNP id (after
          * the vendor quirks). */
         r = edid_icc_params_init(&params, e, NULL, "tinct edid-profile");
         if (r < 0) {
-                fprintf(stderr, "%s: %s\n", argv[optind], strerror(-r));
+                fprintf(stderr, "%s: %s\n", file, strerror(-r));
                 edid_icc_params_done(&params);
-                return 1;
+                return EXIT_FAILURE;
         }
         r = icc_create_display_profile(&params.params, &data, &size, &reason);
         edid_icc_params_done(&params);
         if (r < 0) {
-                fprintf(stderr, "%s: cannot make a profile from this EDID: %s\n", argv[optind], reason);
-                return 1;
+                fprintf(stderr, "%s: cannot make a profile from this EDID: %s\n", file, reason);
+                return EXIT_FAILURE;
         }
 
         r = write_file_atomic(output, data, size, 0644, 0);
         if (r < 0) {
                 fprintf(stderr, "%s: cannot write: %s\n", output, strerror(-r));
-                return 1;
+                return EXIT_FAILURE;
         }
-        return 0;
+        return EXIT_SUCCESS;
 }

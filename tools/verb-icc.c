@@ -3,7 +3,6 @@
  * as JSON for scripts (src/icc/check-corpus.py compares it with the corpus references).
  * Offline only: it never talks to the daemon. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -82,32 +81,9 @@ static void print_text(FILE *f, const IccInfo *info) {
         fputc('\n', f);
 }
 
-int verb_icc_info(int argc, char **argv) {
-        static const struct option options[] = {
-                { "json", no_argument, NULL, 'j' },
-                { "help", no_argument, NULL, 'h' },
-                {}
-        };
-        bool json = false;
-        int c;
-
-        optind = 1;
-        while ((c = getopt_long(argc, argv, "jh", options, NULL)) >= 0)
-                switch (c) {
-                case 'j':
-                        json = true;
-                        break;
-                case 'h':
-                        printf("Usage: tinct icc-info [--json] FILE\n");
-                        return 0;
-                default:
-                        return 2;
-                }
-        if (optind + 1 != argc) {
-                fprintf(stderr, "Usage: tinct icc-info [--json] FILE\n");
-                return 2;
-        }
-        const char *path = argv[optind];
+int verb_icc_info(Invocation *inv) {
+        const char *path = inv->args[0];
+        bool json = inv->opts.json;
 
         _cleanup_free_ uint8_t *data = NULL;
         size_t size = 0;

@@ -4,7 +4,6 @@
  * Offline: reads one file, writes one file atomically, prints the fit's accuracy. Nothing
  * is written when the measurements are refused. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,57 +15,20 @@
 #include "profile-build.h"
 #include "verbs.h"
 
-#define USAGE "Usage: tinct profile-build FILE.ti3 -o OUT.icc [--v2] [--description TEXT] [--copyright TEXT] [-q]\n"
-
-int verb_profile_build(int argc, char **argv) {
-        static const struct option options[] = {
-                { "output", required_argument, NULL, 'o' },
-                { "v2", no_argument, NULL, '2' },
-                { "description", required_argument, NULL, 'd' },
-                { "copyright", required_argument, NULL, 'c' },
-                { "quiet", no_argument, NULL, 'q' },
-                { "help", no_argument, NULL, 'h' },
-                {}
-        };
+int verb_profile_build(Invocation *inv) {
         _cleanup_(display_samples_freep) DisplaySamples *samples = NULL;
         _cleanup_free_ uint8_t *data = NULL, *icc = NULL;
         _cleanup_free_ char *error = NULL;
-        ProfileBuildOptions o = { .cmf_binary = "tinct profile-build" };
+        ProfileBuildOptions o = {
+                .v2 = inv->opts.v2,
+                .description = inv->opts.description,
+                .copyright = inv->opts.copyright,
+                .cmf_binary = "tinct profile-build",
+        };
         ProfileBuildReport rep = {};
-        const char *output = NULL, *reason = NULL, *path;
+        const char *output = inv->opts.output, *reason = NULL, *path = inv->args[0];
         size_t size = 0, icc_len = 0;
-        bool quiet = false;
-        int c, r;
-
-        optind = 0;
-        while ((c = getopt_long(argc, argv, "o:qh", options, NULL)) >= 0)
-                switch (c) {
-                case 'o':
-                        output = optarg;
-                        break;
-                case '2':
-                        o.v2 = true;
-                        break;
-                case 'd':
-                        o.description = optarg;
-                        break;
-                case 'c':
-                        o.copyright = optarg;
-                        break;
-                case 'q':
-                        quiet = true;
-                        break;
-                case 'h':
-                        printf(USAGE);
-                        return 0;
-                default:
-                        return 2;
-                }
-        if (optind + 1 != argc || !output) {
-                fprintf(stderr, USAGE);
-                return 2;
-        }
-        path = argv[optind];
+        int r;
 
         r = read_file_capped(path, CGATS_MAX_SIZE, READ_REGULAR_ONLY, &data, &size, NULL);
         if (r == -EFBIG) {
@@ -92,7 +54,7 @@ int verb_profile_build(int argc, char **argv) {
                 fprintf(stderr, "%s: cannot write: %s\n", output, strerror(-r));
                 return 1;
         }
-        if (!quiet) {
+        if (!inv->opts.quiet) {
                 const ProfileFit *f = &rep.fit;
                 printf("%zu measurements, white x=%.4f y=%.4f", f->n_samples,
                        f->white[0] / (f->white[0] + f->white[1] + f->white[2]),

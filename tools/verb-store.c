@@ -4,7 +4,6 @@
  * Import replaces the store's content in one transaction; run it with tinctd stopped, since
  * the daemon would not notice the change and would keep its own view in memory. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,46 +17,13 @@
 
 #define IMPORT_MAX_SIZE (256u * 1024 * 1024)
 
-/* Parses [--state-dir DIR] and returns the index of the first positional argument. */
-static int parse_store_args(int argc, char **argv, const char **ret_state_dir, bool *ret_help) {
-        static const struct option options[] = {
-                { "state-dir", required_argument, NULL, 'd' },
-                { "help", no_argument, NULL, 'h' },
-                {}
-        };
-        int c;
-        *ret_state_dir = STORE_DEFAULT_STATE_DIR;
-        *ret_help = false;
-        optind = 1;
-        while ((c = getopt_long(argc, argv, "+d:h", options, NULL)) >= 0)
-                switch (c) {
-                case 'd':
-                        *ret_state_dir = optarg;
-                        break;
-                case 'h':
-                        *ret_help = true;
-                        break;
-                default:
-                        return -EINVAL;
-                }
-        return optind;
+static const char *state_dir_of(const Invocation *inv) {
+        return inv->opts.state_dir ?: STORE_DEFAULT_STATE_DIR;
 }
 
-int verb_export(int argc, char **argv) {
-        const char *state_dir;
-        bool help;
-        int i = parse_store_args(argc, argv, &state_dir, &help);
-        if (help) {
-                printf("Usage: tinct export [--state-dir DIR] [FILE|-]\n\n"
-                       "Writes the store in DIR (default %s) as JSON to FILE or standard output.\n",
-                       STORE_DEFAULT_STATE_DIR);
-                return 0;
-        }
-        if (i < 0 || argc - i > 1) {
-                fprintf(stderr, "Usage: tinct export [--state-dir DIR] [FILE|-]\n");
-                return 2;
-        }
-        const char *target = i < argc && !streq(argv[i], "-") ? argv[i] : NULL;
+int verb_export(Invocation *inv) {
+        const char *state_dir = state_dir_of(inv);
+        const char *target = inv->n_args > 0 && !streq(inv->args[0], "-") ? inv->args[0] : NULL;
 
         _cleanup_(store_freep) Store *s = NULL;
         int r = store_open_full(state_dir, STORE_OPEN_NO_CREATE | STORE_OPEN_NO_BACKUP, &s);
@@ -99,23 +65,9 @@ int verb_export(int argc, char **argv) {
 }
 
 
-int verb_import(int argc, char **argv) {
-        const char *state_dir;
-        bool help;
-        int i = parse_store_args(argc, argv, &state_dir, &help);
-        if (help) {
-                printf("Usage: tinct import [--state-dir DIR] FILE|-\n\n"
-                       "Replaces the store in DIR (default %s) with a JSON export. Stop tinctd first.\n"
-                       "Malformed input is refused and leaves the store unchanged.\n",
-                       STORE_DEFAULT_STATE_DIR);
-                return 0;
-        }
-        if (i < 0 || argc - i != 1) {
-                fprintf(stderr, "Usage: tinct import [--state-dir DIR] FILE|-\n");
-                return 2;
-        }
-
-        const char *source = argv[i];
+int verb_import(Invocation *inv) {
+        const char *state_dir = state_dir_of(inv);
+        const char *source = inv->args[0];
         FILE *f = streq(source, "-") ? stdin : fopen(source, "re");
         if (!f) {
                 fprintf(stderr, "tinct: cannot open %s: %s\n", source, strerror(errno));
@@ -150,21 +102,8 @@ int verb_import(int argc, char **argv) {
  * sqlite3's .dump of colord's database into colord-<seconds>.txt in the current directory
  * and prints it; this writes the store's JSON export (devices, profiles, mappings, the
  * same document as `tinct export`) to tinct-<seconds>.json there and on stdout. */
-int verb_dump(int argc, char **argv) {
-        const char *state_dir;
-        bool help;
-        int i = parse_store_args(argc, argv, &state_dir, &help);
-        if (help) {
-                printf("Usage: tinct dump [--state-dir DIR]\n\n"
-                       "Writes the store in DIR (default %s) as JSON to tinct-SECONDS.json in the\n"
-                       "current directory and to standard output (for bug reports).\n",
-                       STORE_DEFAULT_STATE_DIR);
-                return 0;
-        }
-        if (i < 0 || i != argc) {
-                fprintf(stderr, "Usage: tinct dump [--state-dir DIR]\n");
-                return 2;
-        }
+int verb_dump(Invocation *inv) {
+        const char *state_dir = state_dir_of(inv);
         _cleanup_(store_freep) Store *s = NULL;
         int r = store_open_full(state_dir, STORE_OPEN_NO_CREATE | STORE_OPEN_NO_BACKUP, &s);
         if (r == -ENOENT) {

@@ -266,32 +266,25 @@ static int make_virtual_device(sd_bus *bus, Run *s, const char *kind) {
         return 0;
 }
 
-int verb_create_virtual_device(int argc, char **argv) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_(run_done) Run s = {};
-        struct stat st;
-        BusArgs a;
-        int r;
+/* The device kind argument: the daemon's own table (names.h); "unknown" is not a kind
+ * CreateDevice takes. */
+static const char *kind_of(const Invocation *inv) {
+        return inv->n_args > 1 ? inv->args[1] : "printer";
+}
 
-        r = bus_args_parse(argc, argv, "PROFILE [KIND]",
-                           "Creates a virtual device (a soft-proofing target) for an ICC profile and\n"
-                           "assigns the profile to it (hard). PROFILE is an ICC file, or the id or object\n"
-                           "path of a profile the daemon has; a file the daemon does not know yet is\n"
-                           "imported as a disk profile. KIND: printer (default), display, scanner, camera\n"
-                           "or webcam. The device is kept across restarts (scope disk, Mode virtual);\n"
-                           "its id is virtual-<ProfileId>, and if that device exists already nothing is\n"
-                           "changed and the exit status is 1. Vendor and Model come from the profile's\n"
-                           "device manufacturer and model tags (Model else from its title), Colorspace\n"
-                           "from the profile.",
-                           1, 2, 0, &a);
-        if (r <= 0)
-                return bus_args_exit(r);
-        s.arg = a.args[0];
-        const char *kind = a.n_args > 1 ? a.args[1] : "printer";
-        /* the daemon's own table (names.h); "unknown" is not a kind CreateDevice takes */
+int verb_create_virtual_device_check(const Invocation *inv) {
+        const char *kind = kind_of(inv);
         if (!names_device_kind_is_valid(kind) || streq(kind, "unknown"))
-                return bus_usage_error(argv[0], "unknown device kind '%s' (display, scanner, printer, camera or webcam)",
-                                       kind);
+                return verb_usage_error(inv, "unknown device kind '%s' (display, scanner, printer, camera or webcam)",
+                                        kind);
+        return 0;
+}
+
+int verb_create_virtual_device(Invocation *inv) {
+        _cleanup_(run_done) Run s = { .arg = inv->args[0] };
+        sd_bus *bus = inv->bus;
+        struct stat st;
+        int r;
 
         /* A file when one is there or the argument looks like one; else a daemon profile. */
         bool is_object = strncmp(s.arg, CM_PATH "/", strlen(CM_PATH "/")) == 0;
@@ -305,12 +298,10 @@ int verb_create_virtual_device(int argc, char **argv) {
                         return EXIT_FAILURE;
         }
 
-        if (bus_connect(&bus) < 0)
-                return EXIT_FAILURE;
-        r = make_virtual_device(bus, &s, kind);
+        r = make_virtual_device(bus, &s, kind_of(inv));
         if (r < 0) {
                 roll_back(bus, &s);
                 return EXIT_FAILURE;
         }
-        return bus_print_object(bus, BUS_OBJECT_DEVICE, s.device, a.json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        return bus_print_object(bus, BUS_OBJECT_DEVICE, s.device, inv->opts.json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

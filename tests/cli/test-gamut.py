@@ -30,7 +30,7 @@ def near(got, want, eps, what):
 
 r = subprocess.run([tinct, "gamut", "--json", SRGB, ADOBE], capture_output=True, text=True)
 assert r.returncode == 0, r.stderr
-res = json.loads(r.stdout)
+res = json.loads(r.stdout)["gamuts"]
 srgb, adobe = res[0]["against"], res[1]["against"]
 # The profiles' primaries are the standards' to 4 decimals, hence 0.002.
 for ref in ("Display P3", "Adobe RGB", "BT.2020"):

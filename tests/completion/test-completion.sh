@@ -14,12 +14,19 @@ expect "$(complete_words tinct create-device id t)" "temp"
 expect "$(complete_words tinct sensor-)" "sensor-lock sensor-set-options"
 expect "$(complete_words tinct get-sensor-reading cr)" "crt"
 expect "$(complete_words tinct dump --st)" "--state-dir"
+# options come from the verb's own usage line
+expect "$(complete_words tinct device-add-profile --)" "--soft --help"
+expect "$(complete_words tinct gamut --)" "--json --svg --help"
+expect "$(complete_words tinct edid-profile -)" "-o --help"
+expect "$(complete_words tinct find-device x --j)" "--json"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 touch "$tmp/monitor.icc"
 expect "$(complete_words tinct icc-info "$tmp/mon")" "$tmp/monitor.icc"
 expect "$(complete_words tinct import-profile "$tmp/mon")" "$tmp/monitor.icc"
 touch "$tmp/display.ti3"
 expect "$(complete_words tinct profile-build "$tmp/disp")" "$tmp/display.ti3"
+expect "$(complete_words tinct gamut --svg "$tmp/mon")" "$tmp/monitor.icc"
+expect "$(complete_words tinct export --state-dir "$tmp")" "$tmp"
 # Every verb of the help text completes.
 n=$(complete_words tinct "" | wc -w)
 [ "$n" -ge 30 ] || { echo "only $n verbs complete"; exit 1; }
