@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "cm-client.h"
+#include "color-helper.h"
 #include "log.h"
 #include "session-bus.h"
 #include "session-names.h"
@@ -65,6 +66,7 @@ int main(int argc, char **argv) {
         _cleanup_(cm_client_freep) CmClient *cm = NULL;
         _cleanup_(user_profiles_freep) UserProfiles *profiles = NULL;
         _cleanup_(x11_freep) X11 *x11 = NULL;
+        _cleanup_(color_helper_freep) ColorHelper *helper = NULL;
         _cleanup_strv_free_ char **dirs = NULL;
         int r;
 
@@ -88,6 +90,9 @@ int main(int argc, char **argv) {
         if (r < 0)
                 log_warning_errno(r, "No session bus (%m): running without %s", COLOR_HELPER_NAME);
         else {
+                /* The calibration object before the name, so an activating caller finds it. */
+                if ((r = color_helper_new(event, session, &helper)) < 0)
+                        return log_error_errno(r, "Cannot register the ColorHelper object: %m"), EXIT_FAILURE;
                 r = session_bus_take_name(session, event);
                 if (r == -EEXIST) {
                         log_info("%s is taken: another session helper runs in this session; exiting",
@@ -108,6 +113,9 @@ int main(int argc, char **argv) {
                 log_warning("Neither HOME nor XDG_DATA_HOME is an absolute path: no user profiles");
         else if ((r = user_profiles_new(event, cm, dirs, &profiles)) < 0)
                 return log_error_errno(r, "Cannot watch the user's profiles: %m"), EXIT_FAILURE;
+
+        if (helper && color_helper_set_backends(helper, cm, profiles, dirs ? dirs[0] : NULL) < 0)
+                return log_oom(), EXIT_FAILURE;
 
         const char *display = getenv("DISPLAY");
         if (!isempty(display)) {

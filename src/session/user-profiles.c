@@ -358,6 +358,10 @@ static void rescan(void *userdata) {
         register_pending(u);
 }
 
+void user_profiles_rescan_now(UserProfiles *u) {
+        rescan(u);
+}
+
 /* ---- inotify ---- */
 
 static const Watch *find_watch(const UserProfiles *u, int wd) {

@@ -31,3 +31,6 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(UserProfiles *, user_profiles_free);
 
 /* The first scan, at once (not debounced): watches set, every file registered. */
 int user_profiles_start(UserProfiles *u);
+/* A rescan now rather than after the watch's delay: the calibration helper saves a profile
+ * and needs it registered before it can assign it. */
+void user_profiles_rescan_now(UserProfiles *u);
