@@ -18,6 +18,7 @@ static const Verb verbs[] = {
         { "edid-profile", "FILE -o OUT.icc", "Generate an ICC display profile from an EDID", verb_edid_profile },
         { "gamut", "[--json] FILE... [--svg OUT]", "Gamut coverage against sRGB, P3, Adobe RGB, BT.2020", verb_gamut },
         { "icc-info", "[--json] FILE", "Print what the daemon reads from an ICC profile", verb_icc_info },
+        { "profile-build", "FILE.ti3 -o OUT.icc [--v2]", "Build a display profile from measurements (Argyll .ti3)", verb_profile_build },
         { "export", "[--state-dir DIR] [FILE]", "Write the whole store as JSON", verb_export },
         { "import", "[--state-dir DIR] FILE", "Load a store written by export", verb_import },
         { "dump", "[--state-dir DIR]", "Write the store to tinct-SECONDS.json and stdout", verb_dump },

@@ -9,6 +9,7 @@
 int verb_edid_info(int argc, char **argv);     /* verb-edid.c */
 int verb_edid_profile(int argc, char **argv);  /* verb-edid.c */
 int verb_icc_info(int argc, char **argv);      /* verb-icc.c */
+int verb_profile_build(int argc, char **argv); /* verb-profile-build.c */
 int verb_export(int argc, char **argv);        /* verb-store.c */
 int verb_import(int argc, char **argv);        /* verb-store.c */
 

@@ -15,9 +15,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <wchar.h>
 
 #include "icc-create.h"
+#include "icc-write.h"
 
 static bool xy_in_unit_square(IccXY c) {
         return isfinite(c.x) && isfinite(c.y) && c.x >= 0.0 && c.x <= 1.0 && c.y >= 0.0 && c.y <= 1.0;
@@ -86,126 +86,6 @@ int icc_display_params_check(const IccDisplayParams *p, const char **ret_reason)
         return 0;
 }
 
-/* UTF-8 to wchar_t (UTF-32 on Linux) for lcms's wide-string APIs, without depending on the
- * process locale as mbstowcs() would. Invalid sequences become U+FFFD. */
-static wchar_t *utf8_to_wide(const char *s) {
-        size_t n = strlen(s), k = 0;
-        wchar_t *w = calloc(n + 1, sizeof *w);
-        const unsigned char *p = (const unsigned char *) s;
-
-        if (!w)
-                return NULL;
-        while (*p) {
-                uint32_t c = *p, min;
-                size_t len;
-
-                if (c < 0x80) { len = 1; min = 0; }
-                else if ((c & 0xe0) == 0xc0) { len = 2; c &= 0x1f; min = 0x80; }
-                else if ((c & 0xf0) == 0xe0) { len = 3; c &= 0x0f; min = 0x800; }
-                else if ((c & 0xf8) == 0xf0) { len = 4; c &= 0x07; min = 0x10000; }
-                else { w[k++] = 0xfffd; p++; continue; }
-
-                size_t i = 1;
-                for (; i < len && (p[i] & 0xc0) == 0x80; i++)
-                        c = c << 6 | (p[i] & 0x3f);
-                if (i < len || c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) {
-                        w[k++] = 0xfffd;
-                        p += i;
-                        continue;
-                }
-                w[k++] = (wchar_t) c;
-                p += len;
-        }
-        w[k] = 0;
-        return w;
-}
-
-static void mlu_freep(cmsMLU **m) {
-        if (*m)
-                cmsMLUfree(*m);
-}
-
-static void profile_closep(cmsHPROFILE *h) {
-        if (*h)
-                cmsCloseProfile(*h);
-}
-
-static void tone_curve_freep(cmsToneCurve **t) {
-        if (*t)
-                cmsFreeToneCurve(*t);
-}
-
-static void dict_freep(cmsHANDLE *d) {
-        if (*d)
-                cmsDictFree(*d);
-}
-
-/* Writes a text tag as an en_US 'mluc' (the v4 text type, ICC.1 §10.15). */
-static int write_text_tag(cmsHPROFILE h, cmsTagSignature sig, const char *text) {
-        _cleanup_(mlu_freep) cmsMLU *mlu = NULL;
-        _cleanup_free_ wchar_t *w = NULL;
-
-        if (isempty(text))
-                return 0;
-        w = utf8_to_wide(text);
-        mlu = cmsMLUalloc(NULL, 1);
-        if (!w || !mlu)
-                return -ENOMEM;
-        if (!cmsMLUsetWide(mlu, "en", "US", w) || !cmsWriteTag(h, sig, mlu))
-                return -EIO;
-        return 0;
-}
-
-static int write_meta_tag(cmsHPROFILE h, const char *const *metadata) {
-        _cleanup_(dict_freep) cmsHANDLE dict = NULL;
-
-        if (!metadata || !metadata[0])
-                return 0;
-        dict = cmsDictAlloc(NULL);
-        if (!dict)
-                return -ENOMEM;
-        for (const char *const *kv = metadata; kv[0] && kv[1]; kv += 2) {
-                _cleanup_free_ wchar_t *k = NULL, *v = NULL;
-
-                if (isempty(kv[0]) || isempty(kv[1]))
-                        continue;
-                k = utf8_to_wide(kv[0]);
-                v = utf8_to_wide(kv[1]);
-                if (!k || !v)
-                        return -ENOMEM;
-                if (!cmsDictAddEntry(dict, k, v, NULL, NULL))
-                        return -ENOMEM;
-        }
-        if (!cmsWriteTag(h, cmsSigMetaTag, dict))
-                return -EIO;
-        return 0;
-}
-
-static int save_to_mem(cmsHPROFILE h, uint8_t **ret, size_t *ret_size) {
-        cmsUInt32Number n = 0;
-        _cleanup_free_ uint8_t *buf = NULL;
-
-        if (!cmsSaveProfileToMem(h, NULL, &n) || n < 128)
-                return -EIO;
-        buf = malloc(n);
-        if (!buf)
-                return -ENOMEM;
-        if (!cmsSaveProfileToMem(h, buf, &n))
-                return -EIO;
-        *ret = TAKE_PTR(buf);
-        *ret_size = n;
-        return 0;
-}
-
-/* ICC.1 §4.2 dateTimeNumber at header bytes 24-35: six big-endian uint16 (y, m, d, h, m, s). */
-static void set_fixed_date(uint8_t *header) {
-        const uint16_t date[6] = { ICC_CREATE_DATE_YEAR, 1, 1, 0, 0, 0 };
-        for (size_t i = 0; i < 6; i++) {
-                header[24 + 2 * i] = (uint8_t) (date[i] >> 8);
-                header[25 + 2 * i] = (uint8_t) (date[i] & 0xff);
-        }
-}
-
 int icc_create_display_profile(const IccDisplayParams *p, void **ret_data, size_t *ret_size,
                                const char **ret_reason) {
         _cleanup_(profile_closep) cmsHPROFILE h = NULL, h2 = NULL;
@@ -243,15 +123,15 @@ int icc_create_display_profile(const IccDisplayParams *p, void **ret_data, size_
         cmsSetDeviceClass(h, cmsSigDisplayClass);
         cmsSetHeaderRenderingIntent(h, INTENT_PERCEPTUAL);
 
-        r = write_text_tag(h, cmsSigProfileDescriptionTag, p->description);
+        r = icc_write_text_tag(h, cmsSigProfileDescriptionTag, p->description);
         if (r >= 0)
-                r = write_text_tag(h, cmsSigDeviceMfgDescTag, p->manufacturer);
+                r = icc_write_text_tag(h, cmsSigDeviceMfgDescTag, p->manufacturer);
         if (r >= 0)
-                r = write_text_tag(h, cmsSigDeviceModelDescTag, p->model);
+                r = icc_write_text_tag(h, cmsSigDeviceModelDescTag, p->model);
         if (r >= 0)
-                r = write_text_tag(h, cmsSigCopyrightTag, p->copyright);
+                r = icc_write_text_tag(h, cmsSigCopyrightTag, p->copyright);
         if (r >= 0)
-                r = write_meta_tag(h, p->metadata);
+                r = icc_write_meta_tag(h, p->metadata);
         if (r >= 0 && p->has_luminance) {
                 /* ICC.1 §9.2.32: 'lumi' is XYZ with Y the absolute luminance of the white in
                  * cd/m²; X and Z follow the white's chromaticity. */
@@ -268,12 +148,12 @@ int icc_create_display_profile(const IccDisplayParams *p, void **ret_data, size_
                 return r;
         }
 
-        r = save_to_mem(h, &first, &first_size);
+        r = icc_save_to_mem(h, &first, &first_size);
         if (r < 0) {
                 *ret_reason = "lcms2 could not serialise the profile";
                 return r;
         }
-        set_fixed_date(first);
+        icc_set_fixed_date(first);
 
         h2 = cmsOpenProfileFromMem(first, (cmsUInt32Number) first_size);
         if (!h2) {
@@ -285,7 +165,7 @@ int icc_create_display_profile(const IccDisplayParams *p, void **ret_data, size_
                 *ret_reason = "lcms2 could not compute the profile ID";
                 return -EIO;
         }
-        r = save_to_mem(h2, &out, &out_size);
+        r = icc_save_to_mem(h2, &out, &out_size);
         if (r < 0) {
                 *ret_reason = "lcms2 could not serialise the profile";
                 return r;
