@@ -46,13 +46,90 @@ void device_emit_relations_changed(Device *d, bool modified, const char *extra_p
         manager_emit_path_signal(m, "DeviceChanged", d->path);
 }
 
-/* Non-root callers may change their own devices and those of the system (root-owned: a
- * user picking a printer profile), not another user's (colord checks nothing: colord §16.22). */
 static int check_may_modify(Manager *m, Client *c, Device *d, sd_bus_error *error) {
-        if (c->uid == 0 || c->uid == m->daemon_uid || d->owner == c->uid || d->owner == 0 || d->owner == m->daemon_uid)
+        if (device_may_be_modified_by(d, c->uid))
                 return 0;
         return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_FAILED_TO_AUTHENTICATE,
                              "device '%s' belongs to another user", d->id);
+}
+
+/* ---- hard choices on devices that share an id ----------------------------------------
+ * A user's hard choice is a mapping by device id (docs/compatibility.md row 39), and several
+ * live devices may carry one id: the session's temp display device and the daemon's own, a
+ * root client's and a user's. The choice made on one is applied at once to every other live
+ * device of that id the caller may change (row 18: not another user's session devices, which
+ * pick the mapping up from the store when they are next created), so each shows what the
+ * store now says; each changed device emits its own signals. Soft relations are not choices
+ * and stay where they are. See docs/compatibility.md, "Hard choices on devices that share an
+ * id". */
+typedef enum HardChoice {
+        CHOICE_ADD,     /* AddProfile hard */
+        CHOICE_DEFAULT, /* MakeProfileDefault: the profile first, hard, on each */
+        CHOICE_REMOVE,  /* RemoveProfile: the stored mapping is gone, so is every hard relation */
+} HardChoice;
+
+static bool choice_changes(const Device *e, Profile *p, HardChoice what) {
+        DeviceProfile *dp = device_find_profile((Device *) e, p);
+        switch (what) {
+        case CHOICE_ADD:
+                return !dp || !dp->hard;
+        case CHOICE_DEFAULT:
+                return true;
+        case CHOICE_REMOVE:
+                return dp && dp->hard;
+        }
+        return false;
+}
+
+/* The other devices the choice reaches, for `uid`: same id, may be changed by uid. */
+#define FOREACH_CHOICE_PEER(m, d, uid, e)                                                \
+        for (Device *e = chain_index_first(&(m)->devices_by_id, (d)->id); e;              \
+             e = chain_index_next(&(m)->devices_by_id, e))                                \
+                if (e != (d) && device_may_be_modified_by(e, (uid)))
+
+/* Whether the choice would change a device other than the caller's own temp ones, which
+ * polkit never covers (row 50): then it is asked, as for changing that device directly. */
+static bool choice_reaches_others(Manager *m, uid_t uid, const Device *d, Profile *p, HardChoice what) {
+        FOREACH_CHOICE_PEER(m, d, uid, e)
+                if (!(e->scope == SCOPE_TEMP && e->owner == uid) && choice_changes(e, p, what))
+                        return true;
+        return false;
+}
+
+static void propagate_choice(Manager *m, Client *c, Device *d, Profile *p, HardChoice what, uint64_t now) {
+        FOREACH_CHOICE_PEER(m, d, c->uid, e) {
+                if (!choice_changes(e, p, what))
+                        continue;
+                int r = what == CHOICE_REMOVE ? device_remove_profile(e, p) :
+                        what == CHOICE_DEFAULT && device_find_profile(e, p) ? device_make_profile_default(e, p, now) :
+                        device_add_profile(e, p, true, now);
+                if (r < 0) {
+                        log_warning_errno(r, "Failed to apply the choice of %s to %s: %m", p->id, e->path);
+                        continue;
+                }
+                device_touch(e);
+                device_emit_relations_changed(e, true, NULL);
+        }
+}
+
+/* Polkit for a hard choice: a caller's own temp device is not checked (row 50) unless the
+ * choice would also change a device that is not the caller's own temp object. Decided here,
+ * before polkit, from the arguments; when nobody is asked the continuation runs at once, on
+ * the same registry. */
+static int authorize_choice(sd_bus_message *msg, Device *d, HardChoice what, AuthContinuation cont,
+                            sd_bus_error *error) {
+        Manager *m = d->manager;
+        bool skip = d->scope == SCOPE_TEMP;
+        Client *c;
+        if (skip && manager_get_client(m, msg, &c) >= 0) {
+                const char *relation = "hard", *path = NULL;
+                int r = what == CHOICE_ADD ? sd_bus_message_read(msg, "so", &relation, &path)
+                                           : sd_bus_message_read(msg, "o", &path);
+                Profile *p = r >= 0 ? manager_find_profile_by_path(m, path) : NULL;
+                if (p && streq(relation, "hard") && choice_reaches_others(m, c->uid, d, p, what))
+                        skip = false;
+        }
+        return polkit_authorize_object(m, msg, ACTION_MODIFY, DOMAIN_DEVICE, skip, d->owner, cont, error);
 }
 
 /* The continuations look the device up again: it may have gone while polkit answered. */
@@ -126,10 +203,14 @@ static int add_profile_authorized(sd_bus_message *msg, Manager *m, Client *c, sd
                 log_warning_errno(r, "Failed to save mapping %s → %s: %m", d->id, p->id);
         device_touch(d);
         device_emit_relations_changed(d, true, NULL);
+        if (hard)
+                propagate_choice(m, c, d, p, CHOICE_ADD, now);
         return sd_bus_reply_method_return(msg, "");
 }
 
-DEVICE_AUTH_METHOD(method_add_profile, add_profile_authorized, ACTION_MODIFY)
+static int method_add_profile(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        return authorize_choice(msg, userdata, CHOICE_ADD, add_profile_authorized, error);
+}
 
 /* The common start of RemoveProfile and MakeProfileDefault: the device (it may have gone
  * while polkit answered), the caller's right to change it, and the profile argument. */
@@ -166,10 +247,13 @@ static int remove_profile_authorized(sd_bus_message *msg, Manager *m, Client *c,
                 log_warning_errno(r, "Failed to save removal of %s from %s: %m", p->id, d->id);
         device_touch(d);
         device_emit_relations_changed(d, true, NULL);
+        propagate_choice(m, c, d, p, CHOICE_REMOVE, 0);
         return sd_bus_reply_method_return(msg, "");
 }
 
-DEVICE_AUTH_METHOD(method_remove_profile, remove_profile_authorized, ACTION_MODIFY)
+static int method_remove_profile(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        return authorize_choice(msg, userdata, CHOICE_REMOVE, remove_profile_authorized, error);
+}
 
 static int make_default_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
         Device *d = NULL;
@@ -189,10 +273,13 @@ static int make_default_authorized(sd_bus_message *msg, Manager *m, Client *c, s
         (void) device_make_profile_default(d, p, now);
         device_touch(d);
         device_emit_relations_changed(d, true, NULL);
+        propagate_choice(m, c, d, p, CHOICE_DEFAULT, now);
         return sd_bus_reply_method_return(msg, "");
 }
 
-DEVICE_AUTH_METHOD(method_make_profile_default, make_default_authorized, ACTION_MODIFY)
+static int method_make_profile_default(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        return authorize_choice(msg, userdata, CHOICE_DEFAULT, make_default_authorized, error);
+}
 
 static int method_get_profile_for_qualifiers(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Device *d = userdata;

@@ -74,6 +74,11 @@ void device_touch(Device *d) {
         d->modified = now_usec();
 }
 
+bool device_may_be_modified_by(const Device *d, uid_t uid) {
+        uid_t daemon = d->manager->daemon_uid;
+        return uid == 0 || uid == daemon || d->owner == uid || d->owner == 0 || d->owner == daemon;
+}
+
 static int set_string(char **field, char *value) {
         if (!value)
                 return -ENOMEM;

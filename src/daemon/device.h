@@ -71,4 +71,9 @@ Profile *device_profile_for_qualifiers(Device *d, const char *const *qualifiers)
 
 void device_touch(Device *d); /* Modified = now */
 
+/* Non-root callers may change their own devices and those of the system (root-owned: a
+ * user picking a printer profile), not another user's (colord checks nothing: colord §16.22;
+ * docs/compatibility.md row 18). */
+bool device_may_be_modified_by(const Device *d, uid_t uid);
+
 DEFINE_TRIVIAL_CLEANUP_FUNC(Device *, device_free);

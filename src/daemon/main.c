@@ -38,6 +38,9 @@ static void help(void) {
                "  --sysfs-root DIR       read devices and DMI from this sysfs tree (tests)\n"
                "  --no-udev              no device discovery\n"
                "  --create-dummy-sensor  add the dummy colour sensor\n"
+               "  --dummy-sensor-display FILE.icc\n"
+               "                         the dummy sensor measures a virtual display whose\n"
+               "                         response is this RGB profile (implies the dummy)\n"
                "  --polkit-timeout SEC   deny when polkit has not answered by then (default 20)\n"
                "  --parse-helper PATH    the parser process (default: tinct-parse beside tinctd)\n"
                "  --parse-timeout SEC    a parse that takes longer fails (default %g)\n"
@@ -64,13 +67,14 @@ static char *default_parse_helper(const char *argv0) {
 static int parse_argv(int argc, char **argv, ManagerConfig *cfg) {
         enum { ARG_STATE_DIR = 0x100, ARG_PROFILE_DIR, ARG_SYSFS_ROOT, ARG_NO_UDEV, ARG_DUMMY,
                ARG_POLKIT_TIMEOUT, ARG_READY_FD, ARG_VERSION, ARG_IMPORT_COLORD, ARG_PARSE_HELPER,
-               ARG_PARSE_TIMEOUT };
+               ARG_PARSE_TIMEOUT, ARG_DUMMY_DISPLAY };
         static const struct option options[] = {
                 { "state-dir", required_argument, NULL, ARG_STATE_DIR },
                 { "profile-dir", required_argument, NULL, ARG_PROFILE_DIR },
                 { "sysfs-root", required_argument, NULL, ARG_SYSFS_ROOT },
                 { "no-udev", no_argument, NULL, ARG_NO_UDEV },
                 { "create-dummy-sensor", no_argument, NULL, ARG_DUMMY },
+                { "dummy-sensor-display", required_argument, NULL, ARG_DUMMY_DISPLAY },
                 { "polkit-timeout", required_argument, NULL, ARG_POLKIT_TIMEOUT },
                 { "ready-fd", required_argument, NULL, ARG_READY_FD },
                 { "import-colord", required_argument, NULL, ARG_IMPORT_COLORD },
@@ -104,6 +108,11 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg) {
                         cfg->no_udev = true;
                         break;
                 case ARG_DUMMY:
+                        cfg->create_dummy_sensor = true;
+                        break;
+                case ARG_DUMMY_DISPLAY:
+                        if (free_and_strdup(&cfg->dummy_sensor_display, optarg) < 0)
+                                return log_oom();
                         cfg->create_dummy_sensor = true;
                         break;
                 case ARG_POLKIT_TIMEOUT: {

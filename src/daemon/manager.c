@@ -164,6 +164,7 @@ Manager *manager_free(Manager *m) {
         free(m->config.state_dir);
         strv_free(m->config.profile_dirs);
         free(m->config.sysfs_root);
+        free(m->config.dummy_sensor_display);
         free(m->config.parse_helper);
         parser_free(m->parser);
         free(m->system_vendor);
@@ -269,18 +270,36 @@ static void auto_add_for_device(Manager *m, Device *d) {
                         (void) device_add_profile(d, p, false, now_usec());
 }
 
+static void attach_hard(Device *d, Profile *p, uint64_t timestamp) {
+        if (device_add_profile(d, p, true, timestamp) >= 0) {
+                device_touch(d);
+                device_emit_relations_changed(d, true, NULL);
+        }
+}
+
+/* A stored hard mapping is the user's choice for a device id. It attaches to the device the
+ * id names for the profile's owner (their own first, else the first, else a display alias),
+ * and also to every other live device of that id the owner may change
+ * (docs/compatibility.md, "Hard choices on devices that share an id"), as the choice itself
+ * did when it was made. */
+static void attach_stored_mapping(Manager *m, Profile *p, const char *device_id, uint64_t timestamp) {
+        Device *first = manager_find_device_by_id(m, device_id, p->owner);
+        if (!first)
+                return;
+        attach_hard(first, p, timestamp);
+        for (Device *d = chain_index_first(&m->devices_by_id, device_id); d; d = chain_index_next(&m->devices_by_id, d))
+                if (d != first && device_may_be_modified_by(d, p->owner))
+                        attach_hard(d, p, timestamp);
+}
+
 static void auto_add_for_profile(Manager *m, Profile *p) {
         if (m->store) {
                 StoreMapping *maps = NULL;
                 size_t n = 0;
                 if (store_mapping_devices_for_profile(m->store, p->id, &maps, &n) >= 0) {
-                        for (size_t i = 0; i < n; i++) {
-                                Device *d = manager_find_device_by_id(m, maps[i].id, p->owner);
-                                if (d && maps[i].timestamp > 0 && device_add_profile(d, p, true, maps[i].timestamp) >= 0) {
-                                        device_touch(d);
-                                        device_emit_relations_changed(d, true, NULL);
-                                }
-                        }
+                        for (size_t i = 0; i < n; i++)
+                                if (maps[i].timestamp > 0)
+                                        attach_stored_mapping(m, p, maps[i].id, maps[i].timestamp);
                         store_mappings_free(maps, n);
                 }
         }

@@ -47,6 +47,7 @@ typedef struct ManagerConfig {
         char *sysfs_root;
         bool no_udev;
         bool create_dummy_sensor;
+        char *dummy_sensor_display;     /* ICC file: the dummy's virtual display (sensor-sim.h) */
         uint64_t polkit_timeout_usec;
         char *parse_helper;             /* tinct-parse (docs/sandbox.md) */
         uint64_t parse_timeout_usec;

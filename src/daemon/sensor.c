@@ -11,6 +11,7 @@
 
 #include "daemon-dbus.h"
 #include "sensor-argyll.h"
+#include "sensor-sim.h"
 
 #define SENSOR_PICTURE_DIR "/usr/share/colord/icons"
 
@@ -93,6 +94,7 @@ Sensor *sensor_free(Sensor *s) {
                 return NULL;
         sensor_argyll_stop(s);
         sd_event_source_disable_unref(s->timer);
+        sensor_sim_free(s->sim);
         sd_bus_message_unref(s->pending);
         free(s->pending_cap);
         free(s->id);

@@ -17,6 +17,7 @@ typedef enum SensorDriver {
 } SensorDriver;
 
 typedef struct Spotread Spotread;
+typedef struct SensorSim SensorSim;
 
 struct Sensor {
         Manager *manager;
@@ -34,7 +35,8 @@ struct Sensor {
         char *devnode;      /* udev sensors: /dev/bus/usb/..., how spotread names its port */
         bool native, embedded, locked;
         char *lock_holder;  /* unique name of the client holding the lock */
-        double sample[3];   /* the dummy's fake RGB reading */
+        double sample[3];   /* the dummy's fake RGB reading; with sim, the RGB the virtual display shows */
+        SensorSim *sim;     /* the dummy's virtual display (--dummy-sensor-display), or NULL */
         sd_bus_message *pending; /* GetSample in progress */
         char *pending_cap;
         sd_event_source *timer;  /* the dummy's delayed answer */

@@ -15,6 +15,7 @@
 #include "profile-load.h"
 #include "profile-scan.h"
 #include "profile.h"
+#include "sensor-sim.h"
 #include "sensor.h"
 #include "udev.h"
 
@@ -146,6 +147,18 @@ int manager_startup(Manager *m) {
                 int r = sensor_new_dummy(m, &s);
                 if (r < 0)
                         return log_error_errno(r, "Failed to create the dummy sensor: %m");
+                if (m->config.dummy_sensor_display) {
+                        _cleanup_free_ char *why = NULL;
+                        r = sensor_sim_load(m->parser, m->config.dummy_sensor_display, &s->sim, &why);
+                        if (r < 0) {
+                                sensor_free(s);
+                                /* root asked for it on the command line: refuse to start */
+                                return log_error_errno(r, "Cannot use %s as the dummy sensor's display: %s",
+                                                       m->config.dummy_sensor_display, why ?: strerror(-r));
+                        }
+                        log_info("The dummy sensor measures a virtual display: %s, %.1f cd/m²",
+                                 s->sim->path, s->sim->luminance);
+                }
                 if ((r = manager_add_sensor(m, s)) < 0) {
                         sensor_free(s);
                         return log_oom();

@@ -522,9 +522,10 @@ static int session_sequence(sd_bus *bus, void *userdata) {
         assert_streq(rel, "hard");
         _cleanup_free_ char *q = profile_for_qualifiers(bus, dev, (const char *const[]) { "*", NULL }, &error);
         assert_streq(q, user);
-        /* The daemon's live device is a separate object: not changed by the session's calls. */
-        _cleanup_strv_free_ char **still = device_profiles(bus, s->daemon_dev);
-        assert_strv(still, s->daemon_prof);
+        /* The daemon's live device is a separate object with the same id: the user's hard
+         * choice is a mapping by id, so it shows there at once, before its EDID profile. */
+        _cleanup_strv_free_ char **also = device_profiles(bus, s->daemon_dev);
+        assert_strv(also, user, s->daemon_prof);
 
         /* Replug while the session runs: the daemon's new device takes the stored hard
          * mapping (same device id) first; its EDID profile stays behind it as the fallback. */

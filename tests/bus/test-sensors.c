@@ -138,6 +138,10 @@ static void test_lock_and_sample(Harness *h, sd_bus *bus) {
         r = harness_call(rbus, SENSOR, CM_SENSOR_IFACE, "SetOptions", &e, NULL, "a{sv}", 1, "sample[red]", "s", "1");
         assert_bus_error(r, &e, CM_SENSOR_ERR "NoSupport");
         sd_bus_error_free(&e);
+        /* the virtual display's keys need tinctd --dummy-sensor-display (test-sensor-sim.c) */
+        r = harness_call(rbus, SENSOR, CM_SENSOR_IFACE, "SetOptions", &e, NULL, "a{sv}", 1, "simulate-patch", "s", "1,1,1");
+        assert_bus_error(r, &e, CM_SENSOR_ERR "NoSupport");
+        sd_bus_error_free(&e);
 
         r = recorder_call(rec, SENSOR, CM_SENSOR_IFACE, "Unlock", &e, NULL, NULL);
         assert_bus_ok(r, &e);

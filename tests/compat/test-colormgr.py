@@ -290,6 +290,29 @@ def sensors():
 
 
 @test
+def sensor_virtual_display():
+    """tinctd --dummy-sensor-display: sensor-set-options simulate-patch R,G,B (colormgr sends
+    the string), then get-sensor-reading gives the XYZ in cd/m² (Argyll's sRGB: lumi 80)"""
+    if compat.daemon_kind() == "colord":
+        print("    (skipped on colord: tinct's own option)")
+        return
+    display = compat.icc("argyll-ref--sRGB.icm")
+    with cm_env(dummy_sensor=False, extra_args=["--dummy-sensor-display", display]) as env:
+        # IEC 61966-2-1's sRGB white (D65) and red, times 80 cd/m²
+        for patch, want in (("1,1,1", (76.04, 80.0, 87.13)), ("1,0,0", (32.99, 17.01, 1.55))):
+            cm(env, "sensor-set-options", "simulate-patch", patch)
+            r = cm(env, "get-sensor-reading", "lcd")
+            lines = [x for x in r.stdout.splitlines() if x.startswith("Color XYZ")]
+            check(len(lines) >= 1, "get-sensor-reading printed a reading")
+            got = [float(v) for v in lines[0].split(":", 1)[1].split(",")]
+            for g, w, axis in zip(got, want, "XYZ"):
+                check(abs(g - w) < 0.3, "patch %s: %s %.3f ~ %.2f" % (patch, axis, g, w))
+        r = cm(env, "sensor-set-options", "simulate-patch", "1,1,2", ok=False)
+        check("NoSupport" in r.stdout + r.stderr or "not supported" in r.stdout + r.stderr,
+              "a patch outside 0..1 is refused: %s" % (r.stdout + r.stderr).strip())
+
+
+@test
 def nobody_allowed():
     """colormgr as uid 65534, polkit allowing: create-device gets the owner suffix"""
     with cm_env(polkit="allow") as env:
