@@ -448,12 +448,12 @@ def x11_profiles():
 
 @test
 def x11_edid_and_existing_device():
-    """With an EDID on the output the id is xrandr-<vendor>-<model>-<serial>, the same the
-    daemon and `tinct edid-profile` give; a device of that id that exists already is used,
-    not duplicated, and outlives the helper."""
+    """An EDID appearing on the output (another monitor on the connector) replaces the device:
+    the id is then xrandr-<vendor>-<model>-<serial>, the same the daemon and `tinct
+    edid-profile` give. A device of that id that exists already is used, not duplicated,
+    and outlives the helper."""
     with compat.TinctEnv(polkit="allow", profiles=[BLUISH]) as env, SessionBus(env) as bus, Xvfb(env) as x:
         xenv = dict(os.environ, DISPLAY=x.display)
-        subprocess.run([PROBE, "set-edid", "screen", EDID], env=xenv, check=True)
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "edid.icc")
             subprocess.run([TINCT, "edid-profile", EDID, "-o", out], check=True, capture_output=True)
@@ -466,6 +466,10 @@ def x11_edid_and_existing_device():
 
         conn = compat.connect(env)
         helper = SessionHelper(env, bus, display=x.display).start()
+        check(has_device(conn, "xrandr-screen"), "without an EDID: xrandr-screen")
+        subprocess.run([PROBE, "set-edid", "screen", EDID], env=xenv, check=True)
+        helper.wait_line(r"Output screen: device %s$" % re.escape(want))
+        wait_gone(conn, lambda: not has_device(conn, "xrandr-screen"), "xrandr-screen to go")
         dev = find_device(conn, want)
         props = compat.get_all(conn, dev, compat.IFACE_DEVICE)
         check_eq(props["Model"].unpack(), ref["model_name"], "Model")
