@@ -45,6 +45,9 @@ typedef struct Output {
         char *device;           /* the daemon's object, NULL until known */
         bool ours;              /* made by us (deleted when the output goes) */
         sd_bus_slot *changed_slot, *properties_slot;
+
+        char *applied;          /* what was put on the screen last (see output_apply) */
+        bool property_set;      /* and whether that set the monitor's _ICC_PROFILE */
 } Output;
 
 struct X11 {
@@ -87,6 +90,7 @@ static void output_forget_device(Output *o) {
         o->properties_slot = sd_bus_slot_unref(o->properties_slot);
         o->device = mfree(o->device);
         o->ours = false;
+        o->applied = mfree(o->applied);
 }
 
 static Output *output_free(Output *o) {
@@ -182,11 +186,12 @@ static int set_gamma(X11 *x, RRCrtc crtc, const uint8_t *icc, size_t icc_size, b
         return 0;
 }
 
-static void set_icc_property(X11 *x, int monitor, const uint8_t *icc, size_t icc_size, bool set[MAX_MONITORS]) {
+/* Returns whether the property is set now. */
+static bool set_icc_property(X11 *x, int monitor, const uint8_t *icc, size_t icc_size) {
         char name[SESSION_ICC_ATOM_MAX];
 
         if (monitor < 0 || monitor >= MAX_MONITORS)
-                return;
+                return false;
         session_icc_atom_name((unsigned) monitor, name);
         Atom atom = XInternAtom(x->display, name, False);
         /* Xlib sends a property in one request: BIG-REQUESTS' limit, in 4-byte units. */
@@ -197,19 +202,22 @@ static void set_icc_property(X11 *x, int monitor, const uint8_t *icc, size_t icc
                 log_notice("The profile (%zu bytes) is too big for an X property here", icc_size);
                 icc = NULL;
         }
-        if (icc) {
+        if (icc)
                 XChangeProperty(x->display, x->root, atom, XA_CARDINAL, 8, PropModeReplace, icc, (int) icc_size);
-                set[monitor] = true;
-        } else
+        else
                 XDeleteProperty(x->display, x->root, atom);
+        return icc;
 }
 
-/* Reads what the daemon says of the device now and puts it on the screen. */
+/* Reads what the daemon says of the device now and puts it on the screen, unless that is
+ * what is there already (same CRTC, monitor, inhibition, profile and bytes): RandR events
+ * and the daemon's signals come for many reasons, and each application is logged. */
 static void output_apply(X11 *x, Output *o, bool set[MAX_MONITORS]) {
-        _cleanup_free_ char *profile = NULL, *filename = NULL;
+        _cleanup_free_ char *profile = NULL, *filename = NULL, *key = NULL;
         _cleanup_free_ uint8_t *icc = NULL;
         size_t icc_size = 0;
         bool inhibited = false, vcgt = false;
+        char md5[33] = "";
         int r;
 
         if (!o->device)
@@ -220,12 +228,29 @@ static void output_apply(X11 *x, Output *o, bool set[MAX_MONITORS]) {
                 r = read_file_capped(filename, PROFILE_MAX_SIZE, READ_REGULAR_ONLY, &icc, &icc_size, NULL);
                 if (r < 0)
                         log_notice_errno(r, "Output %s: cannot read %s: %m", o->name, filename);
+                else
+                        md5_hex(icc, icc_size, md5);
+        }
+        if (asprintf(&key, "%lu %d %d %s %s %s", (unsigned long) o->crtc, o->monitor, inhibited, strempty(profile),
+                     strempty(filename), md5) < 0) {
+                key = NULL;
+                log_oom();
+                return;
+        }
+        if (streq_ptr(key, o->applied)) {
+                if (o->property_set)
+                        set[o->monitor] = true;
+                return;
         }
         if (o->crtc != None && set_gamma(x, o->crtc, inhibited ? NULL : icc, icc_size, &vcgt) < 0) {
                 log_oom();
                 return;
         }
-        set_icc_property(x, o->monitor, icc, icc_size, set);
+        o->property_set = set_icc_property(x, o->monitor, icc, icc_size);
+        if (o->property_set)
+                set[o->monitor] = true;
+        free(o->applied);
+        o->applied = TAKE_PTR(key);
         if (inhibited)
                 log_info("Output %s: profiling inhibited, linear ramp", o->name);
         else if (!profile)
@@ -351,9 +376,9 @@ static Output *find_output(X11 *x, const char *name) {
         return NULL;
 }
 
-static void remove_output(X11 *x, size_t i) {
+static void remove_output(X11 *x, size_t i, const char *why) {
         Output *o = x->outputs[i];
-        log_info("Output %s: disconnected", o->name);
+        log_info("Output %s: %s", o->name, why);
         output_unregister(x, o);
         output_free(o);
         memmove(x->outputs + i, x->outputs + i + 1, (x->n_outputs - i - 1) * sizeof *x->outputs);
@@ -382,7 +407,7 @@ static int scan_output(X11 *x, XRRScreenResources *res, RROutput xid, RROutput p
                 /* Another monitor on the same connector. */
                 for (size_t i = 0; i < x->n_outputs; i++)
                         if (x->outputs[i] == o)
-                                remove_output(x, i);
+                                remove_output(x, i, "another monitor (EDID)");
                 o = NULL;
         }
         if (!o) {
@@ -449,6 +474,9 @@ static void rescan(void *userdata) {
                 return;
         }
         RROutput primary = x->randr_minor >= 3 || x->randr_major > 1 ? XRRGetOutputPrimary(x->display, x->root) : None;
+        /* An EDID can appear on any output later (the X server makes the atom then). */
+        if (x->edid_atom == None)
+                x->edid_atom = XInternAtom(x->display, RR_PROPERTY_RANDR_EDID, True);
         for (size_t i = 0; i < x->n_outputs; i++)
                 x->outputs[i]->seen = false;
         for (int i = 0; r >= 0 && i < res->noutput; i++)
@@ -460,7 +488,7 @@ static void rescan(void *userdata) {
         }
         for (size_t i = x->n_outputs; i > 0; i--)
                 if (!x->outputs[i - 1]->seen)
-                        remove_output(x, i - 1);
+                        remove_output(x, i - 1, "disconnected");
         number_monitors(x, primary);
         apply_all(x);
 }
@@ -474,7 +502,12 @@ static void drain_events(X11 *x) {
                 XEvent ev;
                 XNextEvent(x->display, &ev);
                 int type = ev.type - x->randr_event_base;
-                if (type == RRScreenChangeNotify || type == RRNotify) {
+                if (type == RRNotify && ((XRRNotifyEvent *) &ev)->subtype == RRNotify_OutputProperty) {
+                        /* Only the EDID matters: another monitor on the connector. */
+                        Atom a = ((XRROutputPropertyNotifyEvent *) &ev)->property;
+                        if (x->edid_atom == None || a == x->edid_atom)
+                                debounce_schedule(x->rescan);
+                } else if (type == RRScreenChangeNotify || type == RRNotify) {
                         XRRUpdateConfiguration(&ev);
                         debounce_schedule(x->rescan);
                 }
@@ -522,7 +555,8 @@ int x11_new(sd_event *event, CmClient *cm, const char *display_name, X11 **ret) 
         /* Only if some output has one (the X server made the atom then). */
         x->edid_atom = XInternAtom(x->display, RR_PROPERTY_RANDR_EDID, True);
         XRRSelectInput(x->display, x->root,
-                       RRScreenChangeNotifyMask | RROutputChangeNotifyMask | RRCrtcChangeNotifyMask);
+                       RRScreenChangeNotifyMask | RROutputChangeNotifyMask | RRCrtcChangeNotifyMask |
+                       RROutputPropertyNotifyMask);
         if ((r = debounce_new(event, RESCAN_DELAY_USEC, rescan, x, &x->rescan)) < 0 ||
             (r = debounce_new(event, APPLY_DELAY_USEC, apply_all, x, &x->apply)) < 0 ||
             (r = sd_event_add_io(event, &x->io, ConnectionNumber(x->display), EPOLLIN, on_x_readable, x)) < 0 ||
