@@ -285,7 +285,7 @@ static int on_sample(sd_bus_message *reply, void *userdata, sd_bus_error *ret_er
                               e->message ?: e->name);
                 return 0;
         }
-        if (sd_bus_message_read(reply, "(ddd)", &xyz[0], &xyz[1], &xyz[2]) < 0 || !isfinite(xyz[0]) ||
+        if (sd_bus_message_read(reply, "ddd", &xyz[0], &xyz[1], &xyz[2]) < 0 || !isfinite(xyz[0]) ||
             !isfinite(xyz[1]) || !isfinite(xyz[2])) {
                 finish_errorf(run, CALIB_ERROR_INTERNAL, "the sensor's answer for patch %zu is not a reading", run->next + 1);
                 return 0;
@@ -432,7 +432,9 @@ static void build_and_save(CalibRun *run) {
                 run->options.brightness ? "SCREEN_brightness" : NULL, brightness,
                 NULL,
         };
+        /* v2, as colord-session's colprof writes: every reader (ArgyllCMS included) takes it. */
         ProfileBuildOptions build = {
+                .v2 = true,
                 .description = run->options.title,
                 .cmf_binary = "tinct-session",
                 .metadata = metadata,
