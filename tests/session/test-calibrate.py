@@ -201,6 +201,27 @@ def calibrate_virtual_display():
 
 
 @test
+def introspection():
+    """The object "/" on the session bus has colord's two ColorHelper interfaces exactly as
+    Debian's colord package describes them (org.freedesktop.ColorHelper.xml)."""
+    with compat.TinctEnv(polkit="allow") as env, SessionBus(env) as bus:
+        helper = SessionHelper(env, bus).start()
+        ui = Client(bus.address)
+        res = ui.conn.call_sync(HELPER, "/", "org.freedesktop.DBus.Introspectable", "Introspect", None,
+                                GLib.VariantType.new("(s)"), Gio.DBusCallFlags.NONE, 60000, None)
+        got = compat.parse_interfaces(res.unpack()[0])
+        with open(os.path.join(compat.COLORD_XML_DIR, "org.freedesktop.ColorHelper.xml")) as f:
+            expected = compat.parse_interfaces(f.read())
+        for iface in ("org.freedesktop.ColorHelper", IFACE_DISPLAY):
+            check(iface in got, "%s is served" % iface)
+            problems, checked = compat.compare_interface(expected[iface], got[iface], iface)
+            check(not problems, "; ".join(problems))
+            print("    ok: %s: %s" % (iface, ", ".join(checked)), flush=True)
+        ui.close()
+        check_eq(helper.stop(), 0, "tinct-session exit status")
+
+
+@test
 def refusals_and_cancel():
     """Errors colord-session gives (FailedToFindDevice, FailedToFindSensor, InvalidValue,
     Internal for Resume/Cancel with nothing running), each leaving nothing locked; Cancel in
