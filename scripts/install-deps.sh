@@ -14,6 +14,8 @@ packages=(
 packages+=(man-db)
 # valgrind runs the bus tests' daemon under memcheck in run-tests too.
 packages+=(valgrind)
+# tinct-session's X11 side (libX11, RandR) and its test under Xvfb (xprop from x11-utils).
+packages+=(libx11-dev libxrandr-dev xvfb x11-utils)
 # argyll: tests/cli/test-profile-build.py compares tinct profile-build with colprof
 # (targen, fakeread, colprof, profcheck).
 packages+=(argyll)

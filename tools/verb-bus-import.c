@@ -26,20 +26,6 @@ static int user_icc_dir(char **ret) {
         return k == -2 ? -ENOENT : k < 0 ? -ENOMEM : 0;
 }
 
-static int mkdir_parents(const char *path) {
-        _cleanup_free_ char *p = strdup(path);
-        if (!p)
-                return -ENOMEM;
-        for (char *s = p + 1; *s; s++)
-                if (*s == '/') {
-                        *s = 0;
-                        if (mkdir(p, 0755) < 0 && errno != EEXIST)
-                                return -errno;
-                        *s = '/';
-                }
-        return mkdir(p, 0755) < 0 && errno != EEXIST ? -errno : 0;
-}
-
 static int on_added(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         *(bool *) userdata = true;
         return 0;
@@ -108,7 +94,7 @@ int verb_import_profile(Invocation *inv) {
                 fprintf(stderr, "tinct: cannot watch for ProfileAdded: %s\n", strerror(-r));
                 return EXIT_FAILURE;
         }
-        if ((r = mkdir_parents(dir)) < 0 ||
+        if ((r = mkdir_parents(dir, 0755)) < 0 ||
             ((r = write_file_atomic(dest, data, size, 0644, WRITE_NO_REPLACE)) < 0 && r != -EEXIST)) {
                 fprintf(stderr, "tinct: cannot write %s: %s\n", dest, strerror(-r));
                 return EXIT_FAILURE;

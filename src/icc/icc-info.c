@@ -870,3 +870,50 @@ int icc_info_compute_warnings(const void *data, size_t size, char ***ret_warning
         icc_view_done(&v);
         return r;
 }
+
+/* ---- vcgt ramps ---- */
+
+void icc_linear_ramp(size_t n, uint16_t *red, uint16_t *green, uint16_t *blue) {
+        for (size_t i = 0; i < n; i++) {
+                uint16_t v = n > 1 ? (uint16_t) ((i * 65535 + (n - 1) / 2) / (n - 1)) : 0;
+                red[i] = green[i] = blue[i] = v;
+        }
+}
+
+int icc_vcgt_ramp(const void *data, size_t size, size_t n, uint16_t *red, uint16_t *green, uint16_t *blue,
+                  char **ret_error) {
+        IccView v;
+        Lcms l;
+        int r;
+
+        if (ret_error)
+                *ret_error = NULL;
+        if ((!data && size > 0) || n == 0)
+                return -EINVAL;
+        r = icc_view_init(&v, data, size, ret_error);
+        if (r < 0)
+                return r;
+        if (v.vcgt_size == 0 || !vcgt_is_complete(v.data + v.vcgt_offset, v.vcgt_size)) {
+                icc_view_done(&v);
+                return set_error(ret_error, -ENODATA, v.vcgt_size == 0 ? "no vcgt tag" : "incomplete vcgt tag");
+        }
+        r = lcms_open(&l, &v, ret_error);
+        if (r >= 0) {
+                const cmsToneCurve **vcgt = cmsReadTag(l.profile, cmsSigVcgtTag);
+                if (!vcgt || !vcgt[0] || !vcgt[1] || !vcgt[2])
+                        r = set_error(ret_error, -ENODATA, "unreadable vcgt tag");
+                else {
+                        uint16_t *out[3] = { red, green, blue };
+                        for (size_t i = 0; i < n; i++) {
+                                /* For n = 256 the inputs are i * 257: exactly the nodes of a
+                                 * 256-entry table, so such a table comes back unchanged. */
+                                cmsUInt16Number in = n > 1 ? (cmsUInt16Number) ((i * 65535 + (n - 1) / 2) / (n - 1)) : 0;
+                                for (unsigned c = 0; c < 3; c++)
+                                        out[c][i] = cmsEvalToneCurve16(vcgt[c], in);
+                        }
+                }
+                lcms_done(&l);
+        }
+        icc_view_done(&v);
+        return r;
+}

@@ -48,6 +48,16 @@ int icc_info_compute_warnings(const void *data, size_t size, char ***ret_warning
 
 IccInfo *icc_info_free(IccInfo *info);
 
+/* The profile's video card gamma (the 'vcgt' tag: Apple's private tag, kept by ICC.1 as a
+ * registered private tag; table or formula form, decoded by lcms2) sampled at n evenly spaced
+ * inputs as 16-bit values, the form of an X CRTC gamma ramp. -ENODATA when the profile has no
+ * vcgt or an incomplete one (then a caller loads a linear ramp), -EBADMSG when the data is
+ * not a profile (*ret_error says why; may be NULL), -EINVAL when n is 0. */
+int icc_vcgt_ramp(const void *data, size_t size, size_t n, uint16_t *red, uint16_t *green, uint16_t *blue,
+                  char **ret_error);
+/* The identity ramp of n entries: 0 .. 65535, evenly spaced. */
+void icc_linear_ramp(size_t n, uint16_t *red, uint16_t *green, uint16_t *blue);
+
 /* The static string equal to name among the kinds, colorspaces and warning names this module
  * reports, or NULL when it is none of them (for checking data that comes from elsewhere). */
 const char *icc_info_kind_name(const char *name);

@@ -341,6 +341,60 @@ static void test_robustness(void) {
         assert_se(ok > 0 && failed > 0);
 }
 
+/* The vcgt ramp, against the table read straight from the file's bytes (ICC private tag
+ * 'vcgt', type 0: channels, entries, entry size, then big-endian entries per channel). */
+static void test_vcgt_ramp(void) {
+        size_t size;
+        _cleanup_free_ uint8_t *buf = load("colord-data--Bluish.icc", &size);
+        const uint8_t *tag = NULL;
+        uint32_t count = (uint32_t) buf[128] << 24 | buf[129] << 16 | buf[130] << 8 | buf[131];
+        for (uint32_t i = 0; i < count; i++) {
+                const uint8_t *e = buf + 132 + 12 * i;
+                if (memcmp(e, "vcgt", 4) == 0)
+                        tag = buf + ((uint32_t) e[4] << 24 | e[5] << 16 | e[6] << 8 | e[7]);
+        }
+        assert_se(tag && tag[11] == 0);                         /* table type */
+        assert_se(tag[13] == 3 && tag[14] == 1 && tag[15] == 0 && tag[17] == 2); /* 3 × 256 × 16 bit */
+
+        uint16_t r[256], g[256], b[256];
+        assert_se(icc_vcgt_ramp(buf, size, 256, r, g, b, NULL) == 0);
+        uint16_t *ch[3] = { r, g, b };
+        bool linear = true;
+        for (unsigned c = 0; c < 3; c++)
+                for (unsigned i = 0; i < 256; i++) {
+                        const uint8_t *p = tag + 18 + 2 * (256 * c + i);
+                        assert_se(ch[c][i] == (uint16_t) (p[0] << 8 | p[1]));
+                        linear = linear && ch[c][i] == i * 257;
+                }
+        assert_se(!linear);
+
+        /* Other sizes: sampled, ends kept, still monotonic for this monotonic table. */
+        uint16_t r2[1024], g2[1024], b2[1024];
+        assert_se(icc_vcgt_ramp(buf, size, 1024, r2, g2, b2, NULL) == 0);
+        assert_se(r2[0] == r[0] && r2[1023] == r[255] && b2[1023] == b[255]);
+        for (unsigned i = 1; i < 1024; i++)
+                assert_se(r2[i] >= r2[i - 1] && g2[i] >= g2[i - 1] && b2[i] >= b2[i - 1]);
+        assert_se(icc_vcgt_ramp(buf, size, 0, r, g, b, NULL) == -EINVAL);
+
+        /* A profile without one, one whose vcgt is cut short, one that is no profile. */
+        _cleanup_free_ char *why = NULL;
+        size_t size2;
+        _cleanup_free_ uint8_t *srgb = load("colord-data--sRGB.icc", &size2);
+        assert_se(icc_vcgt_ramp(srgb, size2, 256, r, g, b, &why) == -ENODATA && why);
+        free(why);
+        why = NULL;
+        _cleanup_free_ uint8_t *cut = load("crafted-vcgt-tag-too-small-colord-Gamma6500K.icc", &size2);
+        assert_se(icc_vcgt_ramp(cut, size2, 256, r, g, b, &why) == -ENODATA && why);
+        free(why);
+        why = NULL;
+        assert_se(icc_vcgt_ramp(buf, 100, 256, r, g, b, &why) == -EBADMSG && why);
+
+        icc_linear_ramp(256, r, g, b);
+        assert_se(r[0] == 0 && r[255] == 65535 && g[128] == 128 * 257 && b[1] == 257);
+        icc_linear_ramp(1024, r2, g2, b2);
+        assert_se(r2[0] == 0 && r2[1023] == 65535 && r2[512] == 32800);
+}
+
 int main(void) {
         test_ibm_t61();
         test_colord_srgb();
@@ -351,6 +405,7 @@ int main(void) {
         test_warnings();
         test_dict_utf16();
         test_robustness();
+        test_vcgt_ramp();
         printf("test-icc: ok\n");
         return 0;
 }

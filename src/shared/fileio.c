@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "macro.h"
@@ -116,4 +117,25 @@ int write_file_atomic(const char *path, const void *data, size_t size, mode_t mo
         if (r < 0)
                 (void) unlink(tmp);
         return r;
+}
+
+int mkdir_parents(const char *path, mode_t mode) {
+        _cleanup_free_ char *p = strdup(path);
+        if (!p)
+                return -ENOMEM;
+        for (char *slash = p + 1; ; slash++) {
+                bool end = *slash == '\0';
+                if (!end && *slash != '/')
+                        continue;
+                *slash = '\0';
+                if (mkdir(p, mode) < 0 && errno != EEXIST)
+                        return -errno;
+                if (end)
+                        break;
+                *slash = '/';
+        }
+        struct stat st;
+        if (stat(path, &st) < 0)
+                return -errno;
+        return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
 }

@@ -35,3 +35,7 @@ typedef enum WriteFlags {
 /* Writes size bytes to path atomically with this mode (umask not applied). 0 or a negative
  * errno; on failure the temporary file is gone and path unchanged. */
 int write_file_atomic(const char *path, const void *data, size_t size, mode_t mode, WriteFlags flags);
+
+/* Makes path and its missing parents (mode for each made); 0 when path is a directory
+ * afterwards, else a negative errno (-ENOTDIR when it is something else). */
+int mkdir_parents(const char *path, mode_t mode);

@@ -7,6 +7,11 @@
 #include <time.h>
 
 static int max_level = LOG_INFO;
+static const char *program_name = "tinctd";
+
+void log_set_program_name(const char *name) {
+        program_name = name;
+}
 
 void log_set_max_level(int level) {
         max_level = level;
@@ -38,9 +43,9 @@ int log_internal(int level, int error, const char *file, int line, const char *f
         va_end(ap);
 
         if (max_level >= LOG_DEBUG)
-                fprintf(stderr, "tinctd[%s] %s:%d: %s\n", prefix[level & 7], file, line, buf);
+                fprintf(stderr, "%s[%s] %s:%d: %s\n", program_name, prefix[level & 7], file, line, buf);
         else
-                fprintf(stderr, "tinctd[%s]: %s\n", prefix[level & 7], buf);
+                fprintf(stderr, "%s[%s]: %s\n", program_name, prefix[level & 7], buf);
 
         errno = saved_errno;
         return -error;

@@ -7,6 +7,8 @@
 #include "macro.h"
 
 void log_set_max_level(int level);
+/* The name each line starts with ("tinctd" unless set); the string must outlive the logger. */
+void log_set_program_name(const char *name);
 int log_get_max_level(void);
 
 /* Logs and returns -abs(error), so it can be used as `return log_error_errno(r, ...)`.
@@ -21,6 +23,7 @@ int log_internal(int level, int error, const char *file, int line, const char *f
 #define log_warning(...) log_full_errno(LOG_WARNING, 0, __VA_ARGS__)
 #define log_error(...) log_full_errno(LOG_ERR, 0, __VA_ARGS__)
 #define log_debug_errno(e, ...) log_full_errno(LOG_DEBUG, (e), __VA_ARGS__)
+#define log_notice_errno(e, ...) log_full_errno(LOG_NOTICE, (e), __VA_ARGS__)
 #define log_warning_errno(e, ...) log_full_errno(LOG_WARNING, (e), __VA_ARGS__)
 #define log_error_errno(e, ...) log_full_errno(LOG_ERR, (e), __VA_ARGS__)
 #define log_oom() log_error_errno(-ENOMEM, "Out of memory.")

@@ -160,6 +160,12 @@ static const char *const colorspaces[] = {
         "unknown", "xyz", "lab", "luv", "ycbcr", "yxy", "rgb", "gray", "hsv", "cmyk", "cmy",
 };
 
+static const char *const sensor_caps[] = {
+        "unknown", "lcd", "crt", "printer", "spot", "projector", "ambient", "calibration",
+        "led", "plasma", "lcd-ccfl", "lcd-rgb-led", "lcd-white-led", "wide-gamut-lcd-ccfl",
+        "wide-gamut-lcd-rgb-led", "spectral", "calibration-dark", "calibration-irradiance",
+};
+
 static const char *table_lookup(const char *const *table, size_t n, const char *s) {
         if (!s)
                 return NULL;
@@ -196,4 +202,15 @@ const char *names_device_kind_parse(const char *kind) {
 const char *names_profile_kind_parse(const char *kind) {
         const char *r = LOOKUP(profile_kinds, kind);
         return r ? r : "unknown";
+}
+
+const char *names_sensor_cap(unsigned index) {
+        return index < ELEMENTSOF(sensor_caps) ? sensor_caps[index] : NULL;
+}
+
+int names_sensor_cap_index(const char *cap) {
+        for (size_t i = 0; cap && i < ELEMENTSOF(sensor_caps); i++)
+                if (streq(sensor_caps[i], cap))
+                        return (int) i;
+        return -1;
 }

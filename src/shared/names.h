@@ -34,3 +34,8 @@ bool names_colorspace_is_valid(const char *cs);
 const char *names_colorspace_parse(const char *cs);
 const char *names_device_kind_parse(const char *kind);
 const char *names_profile_kind_parse(const char *kind);
+/* Sensor capabilities in libcolord's enum order (CdSensorCap: 0 unknown, 1 lcd, 2 crt, ...),
+ * as Start's DeviceKind option numbers them; NULL past the end. */
+const char *names_sensor_cap(unsigned index);
+/* The index of a capability name, or -1. */
+int names_sensor_cap_index(const char *cap);

@@ -96,10 +96,23 @@ static void test_write(void) {
         assert_se(unlink(path) == 0 && unlink(fresh) == 0);
 }
 
+/* mkdir_parents: missing parents made, an existing directory is fine, a file is not. */
+static void test_mkdir_parents(void) {
+        _cleanup_free_ char *deep = in_dir("a/b/c"), *a = in_dir("a"), *b = in_dir("a/b"), *file = in_dir("f");
+        struct stat st;
+        assert_se(mkdir_parents(deep, 0700) == 0);
+        assert_se(stat(deep, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700);
+        assert_se(mkdir_parents(deep, 0700) == 0);
+        assert_se(write_file_atomic(file, "x", 1, 0644, 0) == 0);
+        assert_se(mkdir_parents(file, 0755) == -ENOTDIR);
+        assert_se(rmdir(deep) == 0 && rmdir(b) == 0 && rmdir(a) == 0 && unlink(file) == 0);
+}
+
 int main(void) {
         assert_se(mkdtemp(dir));
         test_read();
         test_write();
+        test_mkdir_parents();
         assert_se(count_entries() == 0);
         assert_se(rmdir(dir) == 0);
         return 0;

@@ -187,6 +187,12 @@ static void test_names(void) {
         assert_se(!names_device_kind_is_valid("Display"));
         assert_streq(names_colorspace_parse("cmyk"), "cmyk");
         assert_streq(names_colorspace_parse("CMYK"), "unknown");
+        /* libcolord's CdSensorCap order: DeviceKind 1 is lcd, 5 projector, 17 the last */
+        assert_streq(names_sensor_cap(1), "lcd");
+        assert_streq(names_sensor_cap(5), "projector");
+        assert_streq(names_sensor_cap(17), "calibration-irradiance");
+        assert_se(!names_sensor_cap(18));
+        assert_se(names_sensor_cap_index("wide-gamut-lcd-rgb-led") == 14 && names_sensor_cap_index("LCD") == -1);
         assert_streq(names_profile_kind_parse("whatever"), "unknown");
 }
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "fileio.h"
 #include "log.h"
 #include "strv.h"
 
@@ -404,27 +405,6 @@ void store_rollback(Store *s) {
 }
 
 /* ---- files ---------------------------------------------------------------------------- */
-
-static int mkdir_p(const char *path, mode_t mode) {
-        _cleanup_free_ char *p = strdup(path);
-        if (!p)
-                return -ENOMEM;
-        for (char *slash = p + 1; ; slash++) {
-                bool end = *slash == '\0';
-                if (!end && *slash != '/')
-                        continue;
-                *slash = '\0';
-                if (mkdir(p, mode) < 0 && errno != EEXIST)
-                        return -errno;
-                if (end)
-                        break;
-                *slash = '/';
-        }
-        struct stat st;
-        if (stat(path, &st) < 0)
-                return -errno;
-        return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
-}
 
 static bool file_exists(const char *path) {
         struct stat st;
@@ -917,7 +897,7 @@ int store_open_version(const char *state_dir, StoreOpenFlags flags, int max_vers
         if (!existed && (flags & STORE_OPEN_NO_CREATE))
                 return -ENOENT;
         if (!existed) {
-                r = mkdir_p(state_dir, 0755);
+                r = mkdir_parents(state_dir, 0755);
                 if (r < 0)
                         return log_error_errno(r, "Failed to create state directory %s: %m", state_dir);
                 /* A missing file is taken as a deliberate reset (unlike a damaged or emptied

@@ -35,7 +35,8 @@ for unit in "$tmp"/dest/usr/lib/systemd/system/*.service "$tmp"/dest/usr/lib/sys
         sed -e "s|=/usr/libexec/|=$tmp/dest/usr/libexec/|g" -e "s|=/usr/bin/|=$tmp/dest/usr/bin/|g" \
                 "$unit" >"$tmp/units/$(basename "$unit")"
         mode=--system
-        case $unit in */user/*) mode=--user ;; esac
+        # A user manager needs a runtime directory even to verify a unit.
+        case $unit in */user/*) mode=--user; mkdir -p -m 0700 "$tmp/runtime"; export XDG_RUNTIME_DIR="$tmp/runtime" ;; esac
         # Documentation=man:... is checked with man(1): the pages are in DESTDIR too.
         if ! out=$(MANPATH="$tmp/dest/usr/share/man" systemd-analyze verify $mode "$tmp/units/$(basename "$unit")" 2>&1) || [ -n "$out" ]; then
                 echo "systemd-analyze verify $(basename "$unit"):" >&2
@@ -51,3 +52,4 @@ pc=$(find "$tmp/dest" -name tinct.pc)
 grep -q '^Libs: .*-ltinct' "$pc" || { echo "tinct.pc does not link -ltinct" >&2; exit 1; }
 "$tmp/dest/usr/bin/tinct" --version
 "$tmp/dest/usr/libexec/tinctd" --version
+"$tmp/dest/usr/libexec/tinct-session" --version

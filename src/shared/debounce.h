@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A rescan that runs once, a short delay after the first of a burst of events: inotify and
  * uevents only say "look again", and a file being written or a monitor being plugged sends
- * many of them. Used by the profile directory watch and the display watch. */
+ * many of them. Used by the daemon's profile directory and display watches and by
+ * tinct-session's user profile watch. The one module of src/shared on sd-event (its own
+ * library, shared_event_dep). */
 #pragma once
 
 #include <stdint.h>

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The user's own ICC profiles (colord §8.5): the files in the user's ICC directories
+ * (session-names.h), each registered with the daemon as a temp profile through
+ * CreateProfileWithFd, id icc-<checksum> (colord §4.3), Filename and FILE_checksum set. The
+ * file goes to the daemon as an open descriptor: it may not read a home directory.
+ *
+ * The directories are watched with inotify, and so is the nearest existing parent of one
+ * that does not exist yet, so a directory made later is picked up. An event only says "look
+ * again": one debounced rescan lists the directories and diffs the listing by file identity
+ * (file-diff.h); a file that is new or changed is read, removed ones are deleted from the
+ * daemon. A file written in place is taken when it is closed (IN_CLOSE_WRITE), one renamed
+ * into place at once (IN_MOVED_TO). A file that is not a usable profile costs one log line
+ * and nothing else; two files with one checksum give one profile, and the other takes over
+ * when that one goes. When the daemon restarts, everything is registered again.
+ *
+ * Not here: sub-directories (not walked, as colord's session agents do not either), and the
+ * EDID profiles of displays (x11.c). */
+#pragma once
+
+#include <systemd/sd-event.h>
+
+#include "cm-client.h"
+#include "macro.h"
+
+typedef struct UserProfiles UserProfiles;
+
+/* dirs: the directories to watch (copied). Registers nothing yet. */
+int user_profiles_new(sd_event *event, CmClient *cm, char *const *dirs, UserProfiles **ret);
+UserProfiles *user_profiles_free(UserProfiles *u);
+DEFINE_TRIVIAL_CLEANUP_FUNC(UserProfiles *, user_profiles_free);
+
+/* The first scan, at once (not debounced): watches set, every file registered. */
+int user_profiles_start(UserProfiles *u);
+/* A rescan now rather than after the watch's delay: the calibration helper saves a profile
+ * and needs it registered before it can assign it. */
+void user_profiles_rescan_now(UserProfiles *u);

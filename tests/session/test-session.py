@@ -1,0 +1,499 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""tinct-session against the daemon, as the user would run it.
+
+Each test starts a private system bus with tinctd (tests/harness/harness.py), a private
+session bus run as the session user, nobody (session_env.py), for the X11 tests Xvfb, and
+tinct-session as nobody with HOME in the test's temporary directory. What tinct-session
+registers is checked through the daemon's bus API; what it puts on the screen is read back
+from the X server with x11-probe (plain Xlib/RandR) and xprop, and compared with the ICC
+file's own bytes and its vcgt table decoded here from the file. Waits are on events: the
+helper's log lines ("Registered ...", "Output screen: applied ..."), the daemon's signals,
+process exits; every wait has a generous deadline and nothing sleeps."""
+
+import os
+import re
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "compat"))
+import compat  # noqa: E402
+from compat import check, check_eq, test  # noqa: E402
+from session_env import SessionBus, SessionHelper, Xvfb  # noqa: E402
+
+from gi.repository import GLib  # noqa: E402
+
+NOBODY = 65534
+BLUISH = compat.icc("colord-data--Bluish.icc")          # has a vcgt
+GAMMA5500 = compat.icc("colord-data--Gamma5500K.icc")   # another vcgt
+SRGB = compat.icc("colord-data--sRGB.icc")              # none
+ADOBE = compat.icc("colord-data--AdobeRGB1998.icc")
+EDID = os.path.join(compat.CORPUS_DIR, "edid", "DEL4015-49FE2B318083.bin")
+PROBE = os.environ.get("TINCT_X11_PROBE")
+TINCT = os.environ.get("TINCT_TOOL")
+
+
+# ---- helpers ------------------------------------------------------------------------------
+
+def env_():
+    return compat.TinctEnv(polkit="allow")
+
+
+def user_dir(env, *parts):
+    return os.path.join(env.home_nobody, *parts)
+
+
+def make_user_dir(env, path):
+    """A directory of the user's, owned by them as it would be."""
+    os.makedirs(path, exist_ok=True)
+    p = path
+    while p.startswith(env.home_nobody + "/"):
+        os.chown(p, NOBODY, NOBODY)
+        p = os.path.dirname(p)
+
+
+def copy_in_place(src, dst):
+    """Written where it lands, as cp does: created empty, then written, then closed."""
+    with open(src, "rb") as f:
+        data = f.read()
+    with open(dst, "wb") as f:
+        f.write(data[:1000])
+        f.flush()
+        f.write(data[1000:])
+
+
+def profile_by_filename(conn, filename):
+    return compat.call(conn, compat.MANAGER_PATH, compat.IFACE_MANAGER, "FindProfileByFilename",
+                       "s", [filename], "o")[0]
+
+
+def has_profile(conn, filename):
+    try:
+        profile_by_filename(conn, filename)
+        return True
+    except GLib.Error:
+        return False
+
+
+def find_device(conn, device_id):
+    return compat.call(conn, compat.MANAGER_PATH, compat.IFACE_MANAGER, "FindDeviceById",
+                       "s", [device_id], "o")[0]
+
+
+def has_device(conn, device_id):
+    try:
+        find_device(conn, device_id)
+        return True
+    except GLib.Error:
+        return False
+
+
+def icc_id(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    header_id = data[84:100]
+    if any(header_id):
+        return "icc-" + header_id.hex()
+    import hashlib
+    return "icc-" + hashlib.md5(data).hexdigest()
+
+
+def check_user_profile(conn, path):
+    p = profile_by_filename(conn, path)
+    props = compat.get_all(conn, p, compat.IFACE_PROFILE)
+    check_eq(props["Filename"].unpack(), path, "Filename of %s" % os.path.basename(path))
+    check_eq(props["ProfileId"].unpack(), icc_id(path), "its id (icc-<checksum>)")
+    check_eq(props["Scope"].unpack(), "temp", "its scope")
+    check_eq(props["Owner"].unpack(), NOBODY, "its owner")
+    check_eq(props["Metadata"].unpack().get("FILE_checksum"), icc_id(path)[4:], "FILE_checksum")
+    return p
+
+
+def make_default(conn, device, profile):
+    compat.call(conn, device, compat.IFACE_DEVICE, "AddProfile", "so", ["hard", profile])
+    compat.call(conn, device, compat.IFACE_DEVICE, "MakeProfileDefault", "o", [profile])
+
+
+def vcgt_table(path):
+    """The vcgt of an ICC file (type 0, 3 channels), decoded from its bytes."""
+    with open(path, "rb") as f:
+        data = f.read()
+    (count,) = struct.unpack(">I", data[128:132])
+    for i in range(count):
+        sig, off, size = struct.unpack(">4sII", data[132 + 12 * i:144 + 12 * i])
+        if sig == b"vcgt":
+            t = data[off:off + size]
+            kind, channels, entries, width = struct.unpack(">IHHH", t[8:18])
+            assert kind == 0 and channels == 3 and width in (1, 2)
+            fmt = ">%d%s" % (entries, "H" if width == 2 else "B")
+            out = []
+            for c in range(3):
+                vals = struct.unpack(fmt, t[18 + c * entries * width:18 + (c + 1) * entries * width])
+                out.append([v if width == 2 else v * 257 for v in vals])
+            return out
+    return None
+
+
+def read_gamma(display):
+    r = subprocess.run([PROBE, "gamma", "screen"], env=dict(os.environ, DISPLAY=display),
+                       capture_output=True, text=True, check=True)
+    lines = r.stdout.splitlines()
+    n = int(lines[0].split()[1])
+    rows = [tuple(int(v) for v in line.split()) for line in lines[1:1 + n]]
+    return [[row[c] for row in rows] for c in range(3)]
+
+
+def check_ramp_linear(display, what):
+    g = read_gamma(display)
+    n = len(g[0])
+    worst = max(abs(g[c][i] - round(i * 65535 / (n - 1))) for c in range(3) for i in range(n))
+    check(worst <= 1, "%s: the gamma ramp is linear (%d entries)" % (what, n))
+
+
+def check_ramp_vcgt(display, path, what):
+    g = read_gamma(display)
+    table = vcgt_table(path)
+    n, m = len(g[0]), len(table[0])
+    if n == m:
+        check(g == table, "%s: the gamma ramp is the vcgt of %s (%d entries, exactly)"
+              % (what, os.path.basename(path), n))
+        return
+    worst = 0
+    for c in range(3):
+        for i in range(n):
+            x = i * (m - 1) / (n - 1)
+            k = min(int(x), m - 2)
+            want = table[c][k] + (table[c][k + 1] - table[c][k]) * (x - k)
+            worst = max(worst, abs(g[c][i] - want))
+    check(worst <= 2, "%s: the gamma ramp samples the vcgt of %s (%d of %d entries)"
+          % (what, os.path.basename(path), n, m))
+
+
+def root_property(display, name):
+    """The bytes of a root window property (x11-probe), None when unset; checked against xprop."""
+    with tempfile.NamedTemporaryFile() as f:
+        r = subprocess.run([PROBE, "property", name, f.name], env=dict(os.environ, DISPLAY=display))
+        if r.returncode == 3:
+            data = None
+        else:
+            check_eq(r.returncode, 0, "x11-probe property %s" % name)
+            data = open(f.name, "rb").read()
+    x = subprocess.run(["xprop", "-root", "-notype", name], env=dict(os.environ, DISPLAY=display),
+                       capture_output=True, text=True, check=True).stdout
+    if data is None:
+        check("not found" in x, "xprop: %s is not set either" % name)
+    else:
+        values = bytes(int(v) for v in x.split("=", 1)[1].replace("\n", " ").split(","))
+        check(values == data, "xprop reads the same %d bytes of %s" % (len(data), name))
+    return data
+
+
+def wait_gone(conn, pred, what):
+    rec = compat.SignalRecorder(conn)
+    try:
+        compat.iterate_until(pred, what)
+    finally:
+        conn.signal_unsubscribe(rec.sub)
+
+
+# ---- user profiles --------------------------------------------------------------------------
+
+@test
+def command_line():
+    """--help and --version answer without any bus; a stray argument is refused."""
+    exe = os.environ["TINCT_SESSION"]
+    r = subprocess.run([exe, "--help"], capture_output=True, text=True)
+    check(r.returncode == 0 and "org.freedesktop.ColorHelper" in r.stdout, "--help")
+    r = subprocess.run([exe, "--version"], capture_output=True, text=True)
+    check(r.returncode == 0 and r.stdout.startswith("tinct-session "), "--version")
+    r = subprocess.run([exe, "stray"], capture_output=True, text=True)
+    check(r.returncode == 1, "a stray argument: exit 1")
+
+
+@test
+def user_profiles():
+    """Files already there, written in place, renamed in, invalid, removed, renamed away,
+    copies of one profile, a file without .icc, a directory made later."""
+    with env_() as env, SessionBus(env) as bus:
+        conn = compat.connect(env)
+        icc = user_dir(env, ".local", "share", "icc")
+        make_user_dir(env, icc)
+        first = os.path.join(icc, "bluish.icc")
+        shutil.copy(BLUISH, first)
+        helper = SessionHelper(env, bus).start()
+        check_user_profile(conn, first)
+
+        # written in place: taken when closed
+        gamma = os.path.join(icc, "gamma.icc")
+        copy_in_place(GAMMA5500, gamma)
+        helper.wait_line(r"Registered %s as " % re.escape(gamma))
+        check_user_profile(conn, gamma)
+
+        # renamed into place from a hidden temporary name
+        tmp = os.path.join(icc, ".srgb.icc.tmp")
+        shutil.copy(SRGB, tmp)
+        moved = os.path.join(icc, "srgb.icc")
+        os.rename(tmp, moved)
+        helper.wait_line(r"Registered %s as " % re.escape(moved))
+        check_user_profile(conn, moved)
+        check(not has_profile(conn, tmp), "the temporary name was never registered")
+
+        # an invalid file beside a valid one, in one burst
+        garbage = os.path.join(icc, "garbage.icc")
+        with open(garbage, "wb") as f:
+            f.write(os.urandom(400))
+        adobe = os.path.join(icc, "adobe.icm")
+        shutil.copy(ADOBE, adobe)
+        helper.wait_line(r"Ignoring %s: " % re.escape(garbage))
+        helper.wait_line(r"Registered %s as " % re.escape(adobe))
+        check(not has_profile(conn, garbage), "the invalid file is no profile")
+        check_user_profile(conn, adobe)
+
+        # removed, renamed away
+        os.unlink(gamma)
+        helper.wait_line(r"Removed %s " % re.escape(gamma))
+        check(not has_profile(conn, gamma), "a removed file's profile is gone")
+        os.rename(adobe, os.path.join(env.tmp, "adobe-elsewhere.icm"))
+        helper.wait_line(r"Removed %s " % re.escape(adobe))
+        check(not has_profile(conn, adobe), "a file renamed away: its profile is gone")
+
+        # two copies of one profile: one registered; the other takes over when it goes
+        copy1, copy2 = os.path.join(icc, "copy1.icc"), os.path.join(icc, "copy2.icc")
+        shutil.copy(ADOBE, copy1)
+        shutil.copy(ADOBE, copy2)
+        helper.wait_line(r"Registered %s as " % re.escape(copy1))
+        helper.wait_line(r"%s is the same profile as %s" % (re.escape(copy2), re.escape(copy1)))
+        os.unlink(copy1)
+        helper.wait_line(r"Registered %s as " % re.escape(copy2))
+        check_user_profile(conn, copy2)
+
+        # no .icc suffix: taken by its 'acsp' signature; a text file is left alone quietly
+        plain = os.path.join(icc, "display-profile")
+        shutil.copy(GAMMA5500, plain)
+        notes = os.path.join(icc, "notes.txt")
+        with open(notes, "w") as f:
+            f.write("not a profile\n" * 10)
+        helper.wait_line(r"Registered %s as " % re.escape(plain))
+        check(not has_profile(conn, notes), "a text file is no profile")
+
+        # ~/.color/icc did not exist at the start
+        later = user_dir(env, ".color", "icc")
+        make_user_dir(env, later)
+        late = os.path.join(later, "late.icc")
+        shutil.copy(GAMMA5500.replace("5500", "6500"), late)
+        helper.wait_line(r"Registered %s as " % re.escape(late))
+        check_user_profile(conn, late)
+
+        rc = helper.stop()
+        check_eq(rc, 0, "exit status on SIGTERM")
+        left = [first, moved, copy2, plain, late]
+        wait_gone(conn, lambda: not any(has_profile(conn, p) for p in left),
+                  "the daemon to drop the helper's profiles")
+        check(True, "its temp profiles went with it")
+
+
+@test
+def import_profile():
+    """colormgr import-profile and tinct import-profile succeed with the helper running."""
+    with env_() as env, SessionBus(env) as bus:
+        conn = compat.connect(env)
+        helper = SessionHelper(env, bus).start()
+        data_home = user_dir(env, ".local", "share")
+        run_env = {"XDG_DATA_HOME": data_home, "G_DEBUG": "fatal-warnings"}
+        r = env.run(["colormgr", "import-profile", BLUISH], as_user="nobody", env=run_env)
+        check_eq(r.returncode, 0, "colormgr import-profile: exit status (%s)" % r.stderr.strip())
+        check_user_profile(conn, os.path.join(data_home, "icc", os.path.basename(BLUISH)))
+        verbs = subprocess.run([TINCT, "--help"], capture_output=True, text=True).stdout
+        if "import-profile" in verbs:
+            r = env.run([TINCT, "import-profile", SRGB], as_user="nobody", env=run_env)
+            check_eq(r.returncode, 0, "tinct import-profile: exit status (%s)" % r.stderr.strip())
+            check_user_profile(conn, os.path.join(data_home, "icc", os.path.basename(SRGB)))
+        else:
+            print("    (this tinct has no import-profile verb: not checked)", flush=True)
+        check_eq(helper.stop(), 0, "exit status")
+
+
+@test
+def one_per_session():
+    """A second instance finds org.freedesktop.ColorHelper taken and exits with status 0;
+    the shipped activation file starts one by that name."""
+    exe = os.environ["TINCT_SESSION"]
+    src = os.path.join(os.path.dirname(os.path.dirname(HERE)), "data", "dbus",
+                       "org.freedesktop.ColorHelper.service.in")
+    with open(src) as f:
+        service = f.read().replace("@libexecdir@", os.path.dirname(os.path.abspath(exe)))
+    with env_() as env, SessionBus(env, services={"org.freedesktop.ColorHelper.service": service}) as bus:
+        first = SessionHelper(env, bus).start()
+        second = SessionHelper(env, bus).start(wait_ready=False)
+        second.wait_line(r"org\.freedesktop\.ColorHelper is taken")
+        check_eq(second.wait_exit(), 0, "the second instance's exit status")
+        check_eq(first.stop(), 0, "the first one's")
+
+        # D-Bus activation by name, as a caller of the ColorHelper interface starts it
+        from gi.repository import Gio
+        sconn = Gio.DBusConnection.new_for_address_sync(
+            bus.address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
+            Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+        res = sconn.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                              "StartServiceByName", GLib.Variant("(su)", ("org.freedesktop.ColorHelper", 0)),
+                              None, 0, 60000, None).unpack()
+        check_eq(res[0], 1, "StartServiceByName: started")
+        pid = sconn.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                              "GetConnectionUnixProcessID", GLib.Variant("(s)", ("org.freedesktop.ColorHelper",)),
+                              None, 0, 60000, None).unpack()[0]
+        uid = sconn.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                              "GetConnectionUnixUser", GLib.Variant("(s)", ("org.freedesktop.ColorHelper",)),
+                              None, 0, 60000, None).unpack()[0]
+        check_eq(uid, NOBODY, "the activated helper runs as the session's user")
+        os.kill(pid, signal.SIGTERM)
+        state = {"gone": False}
+
+        def on_owner(_c, _s, _p, _i, _n, params, _u):
+            if params.unpack()[0] == "org.freedesktop.ColorHelper" and not params.unpack()[2]:
+                state["gone"] = True
+        sub = sconn.signal_subscribe("org.freedesktop.DBus", "org.freedesktop.DBus", "NameOwnerChanged",
+                                     "/org/freedesktop/DBus", None, Gio.DBusSignalFlags.NONE, on_owner, None)
+        compat.iterate_until(lambda: state["gone"] or not sconn.call_sync(
+            "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+            GLib.Variant("(s)", ("org.freedesktop.ColorHelper",)), None, 0, 60000, None).unpack()[0],
+            "the activated helper to leave on SIGTERM")
+        sconn.signal_unsubscribe(sub)
+        sconn.close_sync(None)
+
+
+@test
+def daemon_restart():
+    """When the daemon restarts, the helper registers everything again."""
+    with env_() as env, SessionBus(env) as bus, Xvfb(env) as x:
+        icc = user_dir(env, ".local", "share", "icc")
+        make_user_dir(env, icc)
+        path = os.path.join(icc, "bluish.icc")
+        shutil.copy(BLUISH, path)
+        helper = SessionHelper(env, bus, display=x.display).start()
+        env.restart()
+        helper.wait_line(r"org\.freedesktop\.ColorManager is on the bus")
+        helper.wait_line(r"Registered %s as " % re.escape(path))
+        helper.wait_line(r"Output screen: device xrandr-screen")
+        conn = compat.connect(env)
+        check_user_profile(conn, path)
+        check(has_device(conn, "xrandr-screen"), "the display device is back")
+        check_eq(helper.stop(), 0, "exit status")
+
+
+# ---- X11 ------------------------------------------------------------------------------------
+
+@test
+def x11_profiles():
+    """xrandr-screen appears; its default profile's vcgt is loaded into the CRTC and its bytes
+    into _ICC_PROFILE; profiling inhibition loads a linear ramp until released; a profile
+    without vcgt gives a linear ramp; the default's file removed: the next profile applies."""
+    with env_() as env, SessionBus(env) as bus, Xvfb(env) as x:
+        icc = user_dir(env, ".local", "share", "icc")
+        make_user_dir(env, icc)
+        bluish, srgb = os.path.join(icc, "bluish.icc"), os.path.join(icc, "srgb.icc")
+        shutil.copy(BLUISH, bluish)
+        shutil.copy(SRGB, srgb)
+        # something that is not linear, to see it replaced
+        subprocess.run([PROBE, "set-gamma", "screen", "1234"], env=dict(os.environ, DISPLAY=x.display), check=True)
+        helper = SessionHelper(env, bus, display=x.display).start()
+        conn = compat.connect(env)
+
+        dev = find_device(conn, "xrandr-screen")
+        props = compat.get_all(conn, dev, compat.IFACE_DEVICE)
+        check_eq(props["Kind"].unpack(), "display", "Kind")
+        check_eq(props["Mode"].unpack(), "physical", "Mode")
+        check_eq(props["Colorspace"].unpack(), "rgb", "Colorspace")
+        check_eq(props["Scope"].unpack(), "temp", "Scope")
+        check_eq(props["Owner"].unpack(), NOBODY, "Owner")
+        check_eq(props["Metadata"].unpack().get("XRANDR_name"), "screen", "XRANDR_name")
+        check(any("Output screen: no profile, linear ramp" in line for line in helper.lines),
+              "no profile at the start")
+        check_ramp_linear(x.display, "no profile")
+        check_eq(root_property(x.display, "_ICC_PROFILE"), None, "_ICC_PROFILE without a profile")
+
+        p_bluish = profile_by_filename(conn, bluish)
+        make_default(conn, dev, p_bluish)
+        helper.wait_line(r"Output screen: applied %s \(vcgt\)" % re.escape(bluish))
+        check_ramp_vcgt(x.display, BLUISH, "Bluish default")
+        check(root_property(x.display, "_ICC_PROFILE") == open(BLUISH, "rb").read(),
+              "_ICC_PROFILE holds the profile's bytes")
+
+        compat.call(conn, dev, compat.IFACE_DEVICE, "ProfilingInhibit")
+        helper.wait_line(r"Output screen: profiling inhibited, linear ramp")
+        check_ramp_linear(x.display, "while inhibited")
+        compat.call(conn, dev, compat.IFACE_DEVICE, "ProfilingUninhibit")
+        helper.wait_line(r"Output screen: applied %s \(vcgt\)" % re.escape(bluish))
+        check_ramp_vcgt(x.display, BLUISH, "released")
+
+        p_srgb = profile_by_filename(conn, srgb)
+        make_default(conn, dev, p_srgb)
+        helper.wait_line(r"Output screen: applied %s \(linear ramp\)" % re.escape(srgb))
+        check_ramp_linear(x.display, "sRGB (no vcgt) default")
+        check(root_property(x.display, "_ICC_PROFILE") == open(SRGB, "rb").read(),
+              "_ICC_PROFILE holds sRGB's bytes")
+
+        os.unlink(srgb)
+        helper.wait_line(r"Output screen: applied %s \(vcgt\)" % re.escape(bluish))
+        check_ramp_vcgt(x.display, BLUISH, "the default's file removed: the next profile")
+
+        check_eq(helper.stop(), 0, "exit status")
+        wait_gone(conn, lambda: not has_device(conn, "xrandr-screen"), "the device to go")
+        check(True, "the temp device went with the helper")
+
+
+@test
+def x11_edid_and_existing_device():
+    """An EDID appearing on the output (another monitor on the connector) replaces the device:
+    the id is then xrandr-<vendor>-<model>-<serial>, the same the daemon and `tinct
+    edid-profile` give. A device of that id that exists already is used, not duplicated,
+    and outlives the helper."""
+    with compat.TinctEnv(polkit="allow", profiles=[BLUISH]) as env, SessionBus(env) as bus, Xvfb(env) as x:
+        xenv = dict(os.environ, DISPLAY=x.display)
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "edid.icc")
+            subprocess.run([TINCT, "edid-profile", EDID, "-o", out], check=True, capture_output=True)
+            info = subprocess.run([TINCT, "icc-info", "--json", out], check=True, capture_output=True, text=True)
+        import json
+        want = json.loads(info.stdout)["metadata"]["MAPPING_device_id"]
+        ref = json.load(open(EDID.replace(".bin", ".ref.json")))
+        check(want.startswith("xrandr-") and ref["model_name"] in want and ref["serial_string"] in want,
+              "the expected id %r names the model and serial" % want)
+
+        conn = compat.connect(env)
+        helper = SessionHelper(env, bus, display=x.display).start()
+        check(has_device(conn, "xrandr-screen"), "without an EDID: xrandr-screen")
+        subprocess.run([PROBE, "set-edid", "screen", EDID], env=xenv, check=True)
+        helper.wait_line(r"Output screen: device %s$" % re.escape(want))
+        wait_gone(conn, lambda: not has_device(conn, "xrandr-screen"), "xrandr-screen to go")
+        dev = find_device(conn, want)
+        props = compat.get_all(conn, dev, compat.IFACE_DEVICE)
+        check_eq(props["Model"].unpack(), ref["model_name"], "Model")
+        check_eq(props["Serial"].unpack(), ref["serial_string"], "Serial")
+        import hashlib
+        check_eq(props["Metadata"].unpack().get("OutputEdidMd5"), hashlib.md5(open(EDID, "rb").read()).hexdigest(),
+                 "OutputEdidMd5")
+        check_eq(helper.stop(), 0, "exit status")
+        wait_gone(conn, lambda: not has_device(conn, want), "the helper's device to go")
+
+        # the daemon's own device of that id (here made by root)
+        mine = compat.call(conn, compat.MANAGER_PATH, compat.IFACE_MANAGER, "CreateDevice", "ssa{ss}",
+                           [want, "temp", {"Kind": "display", "XRANDR_name": "screen"}], "o")[0]
+        helper = SessionHelper(env, bus, display=x.display).start()
+        check(any("the daemon has device %s already; using it" % want in line for line in helper.lines),
+              "the helper uses the existing device")
+        check_eq(find_device(conn, want), mine, "no second device of that id")
+        system_copy = os.path.join(env.profile_dir, os.path.basename(BLUISH))
+        make_default(conn, mine, profile_by_filename(conn, system_copy))
+        helper.wait_line(r"Output screen: applied %s \(vcgt\)" % re.escape(system_copy))
+        check_ramp_vcgt(x.display, BLUISH, "the existing device's default")
+        check_eq(helper.stop(), 0, "exit status")
+        check(has_device(conn, want), "a device the helper did not make stays")
+
+
+if __name__ == "__main__":
+    compat.main()
