@@ -385,12 +385,15 @@ static bool event_matters(const UserProfiles *u, const struct inotify_event *ev)
         if (ev->len == 0 || !session_name_is_candidate(ev->name))
                 return false;
         if (ev->mask & IN_CREATE) {
-                /* A file created here is taken when it is closed after writing; a symbolic
-                 * link gets no such event, so it is taken now. */
+                /* A file created empty is taken when it is closed after writing. A symbolic
+                 * link gets no such event, and neither does a hard link of a finished file
+                 * (how write_file_atomic() writes without replacing: link, then unlink of
+                 * the temporary), which has its bytes already: both are taken now. A file
+                 * caught half-written is read again when its writer closes it. */
                 struct stat st;
                 _cleanup_free_ char *path = NULL;
                 return asprintf(&path, "%s/%s", w->path, ev->name) >= 0 && lstat(path, &st) >= 0 &&
-                       S_ISLNK(st.st_mode);
+                       (S_ISLNK(st.st_mode) || (S_ISREG(st.st_mode) && st.st_size > 0));
         }
         return (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE)) != 0;
 }

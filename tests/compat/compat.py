@@ -11,6 +11,7 @@ way real clients do.
 """
 
 import json
+import pwd
 import os
 import shutil
 import signal
@@ -39,7 +40,7 @@ IFACE_PROFILE = "org.freedesktop.ColorManager.Profile"
 IFACE_SENSOR = "org.freedesktop.ColorManager.Sensor"
 INTERFACES = [IFACE_MANAGER, IFACE_DEVICE, IFACE_PROFILE, IFACE_SENSOR]
 
-NOBODY_UID = 65534
+NOBODY_UID = pwd.getpwnam("nobody").pw_uid
 
 
 def daemon_kind():

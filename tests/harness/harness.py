@@ -47,6 +47,7 @@ with a deadline; nothing sleeps for a fixed time.
 
 import ctypes
 import os
+import pwd
 import select
 import shutil
 import signal
@@ -59,8 +60,9 @@ HARNESS_DIR = os.path.dirname(os.path.abspath(__file__))
 CONF_TEMPLATE = os.path.join(HARNESS_DIR, "dbus-system.conf.in")
 FAKE_POLKIT = os.path.join(HARNESS_DIR, "fake-polkit.py")
 SYSTEM_PYTHON = "/usr/bin/python3"   # has dbus-python; pyenv shims may not
-NOBODY_UID = 65534
-NOBODY_GID = 65534
+# The unprivileged test user, looked up by name (uid 65534 on Debian, but not everywhere).
+NOBODY_UID = pwd.getpwnam("nobody").pw_uid
+NOBODY_GID = pwd.getpwnam("nobody").pw_gid
 BUS_NAME = "org.freedesktop.ColorManager"
 
 _libc = ctypes.CDLL(None, use_errno=True)

@@ -12,6 +12,7 @@ helper's log lines ("Registered ...", "Output screen: applied ..."), the daemon'
 process exits; every wait has a generous deadline and nothing sleeps."""
 
 import os
+import pwd
 import re
 import shutil
 import signal
@@ -28,7 +29,8 @@ from session_env import SessionBus, SessionHelper, Xvfb  # noqa: E402
 
 from gi.repository import GLib  # noqa: E402
 
-NOBODY = 65534
+NOBODY = compat.NOBODY_UID
+NOBODY_GID = pwd.getpwnam("nobody").pw_gid
 BLUISH = compat.icc("colord-data--Bluish.icc")          # has a vcgt
 GAMMA5500 = compat.icc("colord-data--Gamma5500K.icc")   # another vcgt
 SRGB = compat.icc("colord-data--sRGB.icc")              # none
@@ -53,7 +55,7 @@ def make_user_dir(env, path):
     os.makedirs(path, exist_ok=True)
     p = path
     while p.startswith(env.home_nobody + "/"):
-        os.chown(p, NOBODY, NOBODY)
+        os.chown(p, NOBODY, NOBODY_GID)
         p = os.path.dirname(p)
 
 
