@@ -150,7 +150,8 @@ static int method_get_sample(sd_bus_message *msg, void *userdata, sd_bus_error *
         s->pending = sd_bus_message_ref(msg);
         if (s->driver == SENSOR_DRIVER_DUMMY)
                 r = sd_event_add_time_relative(s->manager->event, &s->timer, CLOCK_MONOTONIC,
-                                               s->sim ? SIM_SAMPLE_DELAY_USEC : SAMPLE_DELAY_USEC, 0,
+                                               s->sim ? SIM_SAMPLE_DELAY_USEC : SAMPLE_DELAY_USEC,
+                                               s->sim ? 1 : 0, /* default accuracy: up to 250 ms late */
                                                on_dummy_sample_ready, s);
         else
                 r = sensor_argyll_sample(s);
