@@ -186,7 +186,7 @@ def root_property(display, name):
     x = subprocess.run(["xprop", "-root", "-notype", name], env=dict(os.environ, DISPLAY=display),
                        capture_output=True, text=True, check=True).stdout
     if data is None:
-        check("not found" in x, "xprop: %s is not set either" % name)
+        check("not found" in x or "no such atom" in x, "xprop: %s is not set either" % name)
     else:
         values = bytes(int(v) for v in x.split("=", 1)[1].replace("\n", " ").split(","))
         check(values == data, "xprop reads the same %d bytes of %s" % (len(data), name))
@@ -493,6 +493,27 @@ def x11_edid_and_existing_device():
         check_ramp_vcgt(x.display, BLUISH, "the existing device's default")
         check_eq(helper.stop(), 0, "exit status")
         check(has_device(conn, want), "a device the helper did not make stays")
+
+
+@test
+def x11_monitor_numbering():
+    """_ICC_PROFILE_<n> follows Xinerama's numbering: with a primary monitor before it (a
+    RandR 1.5 monitor without outputs), the screen's profile goes to _ICC_PROFILE_1."""
+    with env_() as env, SessionBus(env) as bus, Xvfb(env) as x:
+        icc = user_dir(env, ".local", "share", "icc")
+        make_user_dir(env, icc)
+        bluish = os.path.join(icc, "bluish.icc")
+        shutil.copy(BLUISH, bluish)
+        subprocess.run([PROBE, "add-monitor", "VIRTUAL-1"], env=dict(os.environ, DISPLAY=x.display), check=True)
+        helper = SessionHelper(env, bus, display=x.display).start()
+        conn = compat.connect(env)
+        make_default(conn, find_device(conn, "xrandr-screen"), profile_by_filename(conn, bluish))
+        helper.wait_line(r"Output screen: applied %s \(vcgt\)" % re.escape(bluish))
+        check(root_property(x.display, "_ICC_PROFILE_1") == open(BLUISH, "rb").read(),
+              "_ICC_PROFILE_1 holds the profile")
+        check_eq(root_property(x.display, "_ICC_PROFILE"), None, "_ICC_PROFILE (the other monitor's)")
+        check_ramp_vcgt(x.display, BLUISH, "the output's own ramp")
+        check_eq(helper.stop(), 0, "exit status")
 
 
 if __name__ == "__main__":
