@@ -80,7 +80,8 @@ static void unregister(UserProfiles *u, UserProfile *p) {
         if (cm_client_daemon_present(u->cm)) {
                 int r = cm_delete_profile(u->cm, p->object, &e);
                 if (r < 0 && !cm_error_is(&e, "NotFound"))
-                        log_warning("Cannot remove profile %s (%s): %s", p->id, p->path, e.message ? e.message : strerror(-r));
+                        log_warning("Cannot remove profile %s (%s): %s", p->id, p->path,
+                                    e.message ? e.message : strerror(-r));
                 else
                         log_info("Removed %s (%s)", p->path, p->id);
         }
@@ -296,6 +297,9 @@ static int update_watches(UserProfiles *u) {
         Watch *now = NULL;
         size_t n = 0;
         int r = 0;
+
+        if (u->inotify_fd < 0)
+                return 0;
 
         STRV_FOREACH(dir, u->dirs) {
                 _cleanup_free_ char *path = nearest_existing(*dir);

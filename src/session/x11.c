@@ -418,9 +418,9 @@ static int scan_output(X11 *x, XRRScreenResources *res, RROutput xid, RROutput p
                 }
                 x->outputs = grown;
                 o = calloc(1, sizeof *o);
-                if (!o || !(o->name = strdup(info->name)) || (r = output_describe(o, edid, edid_size, xid == primary)) < 0) {
+                r = o && (o->name = strdup(info->name)) ? output_describe(o, edid, edid_size, xid == primary) : -ENOMEM;
+                if (r < 0) {
                         output_free(o);
-                        r = -ENOMEM;
                         goto done;
                 }
                 o->x = x;
