@@ -24,8 +24,8 @@
 #define USER_PROFILE_MAX_SIZE (64u * 1024 * 1024)
 #define RESCAN_DELAY_USEC (100 * 1000)
 
-#define TARGET_MASK (IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF | \
-                     IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK)
+#define TARGET_MASK (IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_MODIFY | \
+                     IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK)
 #define PARENT_MASK (IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK)
 
 typedef struct UserProfile {
@@ -55,6 +55,7 @@ struct UserProfiles {
         Debounce *rescan;
 
         FileList listing;       /* the last rescan's, sorted by path */
+        char **writing;         /* paths created or modified here and not closed since */
         Hashmap *by_path;       /* path → UserProfile */
         Hashmap *registered;    /* id → the UserProfile whose object has it */
 };
@@ -340,6 +341,34 @@ static int update_watches(UserProfiles *u) {
         return r;
 }
 
+static const FileIdentity *find_listed(const FileList *l, const char *path) {
+        for (size_t i = 0; i < l->n; i++)
+                if (streq(l->files[i].path, path))
+                        return &l->files[i];
+        return NULL;
+}
+
+/* A file still open for writing is not read yet: it is left as the last rescan saw it (not
+ * there, or its earlier contents), and its IN_CLOSE_WRITE brings the next rescan. */
+static int leave_writing_alone(UserProfiles *u, FileList *now) {
+        FileList kept = {};
+        for (size_t i = 0; i < now->n; i++) {
+                const FileIdentity *f = &now->files[i];
+                if (strv_contains(u->writing, f->path)) {
+                        f = find_listed(&u->listing, f->path);
+                        if (!f)
+                                continue;
+                }
+                if (file_list_add(&kept, f->path, f->size, f->mtime_ns, f->inode) < 0) {
+                        file_list_clear(&kept);
+                        return -ENOMEM;
+                }
+        }
+        file_list_clear(now);
+        *now = kept;
+        return 0;
+}
+
 static void rescan(void *userdata) {
         UserProfiles *u = userdata;
         FileList now = {};
@@ -356,6 +385,11 @@ static void rescan(void *userdata) {
                         return;
                 }
         file_list_sort(&now);
+        if (!strv_isempty(u->writing) && (r = leave_writing_alone(u, &now)) < 0) {
+                file_list_clear(&now);
+                log_oom();
+                return;
+        }
         file_list_diff(&u->listing, &now, on_file_change, u);
         file_list_clear(&u->listing);
         u->listing = now;
@@ -371,10 +405,13 @@ static const Watch *find_watch(const UserProfiles *u, int wd) {
         return NULL;
 }
 
-/* Whether an event can change what a rescan finds. */
-static bool event_matters(const UserProfiles *u, const struct inotify_event *ev) {
-        if (ev->mask & IN_Q_OVERFLOW)
+/* Follows which files are being written; returns whether the event can change what a
+ * rescan finds. */
+static bool handle_event(UserProfiles *u, const struct inotify_event *ev) {
+        if (ev->mask & IN_Q_OVERFLOW) {
+                u->writing = strv_free(u->writing);     /* we cannot know any more */
                 return true;
+        }
         const Watch *w = find_watch(u, ev->wd);
         if (!w)
                 return false;   /* a watch we dropped, IN_IGNORED among them */
@@ -382,16 +419,25 @@ static bool event_matters(const UserProfiles *u, const struct inotify_event *ev)
                 return true;
         if (!w->target)
                 return (ev->mask & IN_ISDIR) != 0;
-        if (ev->len == 0 || !session_name_is_candidate(ev->name))
+        if (ev->len == 0 || (ev->mask & IN_ISDIR) || !session_name_is_candidate(ev->name))
                 return false;
-        if (ev->mask & IN_CREATE) {
-                /* A file created here is taken when it is closed after writing; a symbolic
-                 * link gets no such event, so it is taken now. */
-                struct stat st;
-                _cleanup_free_ char *path = NULL;
-                return asprintf(&path, "%s/%s", w->path, ev->name) >= 0 && lstat(path, &st) >= 0 &&
-                       S_ISLNK(st.st_mode);
+
+        _cleanup_free_ char *path = NULL;
+        if (asprintf(&path, "%s/%s", w->path, ev->name) < 0) {
+                log_oom();
+                return true;
         }
+        if (ev->mask & (IN_CREATE | IN_MODIFY)) {
+                /* A file created or modified here is taken when it is closed after writing; a
+                 * symbolic link gets no such event, so it is taken now. */
+                struct stat st;
+                if ((ev->mask & IN_CREATE) && lstat(path, &st) >= 0 && S_ISLNK(st.st_mode))
+                        return true;
+                if (!strv_contains(u->writing, path) && strv_extend(&u->writing, path) < 0)
+                        log_oom();
+                return false;
+        }
+        (void) strv_remove(u->writing, path);
         return (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE)) != 0;
 }
 
@@ -405,7 +451,7 @@ static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userda
                         break;
                 for (char *p = buf; p < buf + n;) {
                         const struct inotify_event *ev = (const struct inotify_event *) p;
-                        if (event_matters(u, ev))
+                        if (handle_event(u, ev))
                                 debounce_schedule(u->rescan);
                         p += sizeof *ev + ev->len;
                 }
@@ -450,6 +496,7 @@ UserProfiles *user_profiles_free(UserProfiles *u) {
         hashmap_free(u->by_path);
         hashmap_free(u->registered);
         file_list_clear(&u->listing);
+        strv_free(u->writing);
         for (size_t n = 0; n < u->n_watches; n++)
                 free(u->watches[n].path);
         free(u->watches);

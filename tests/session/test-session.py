@@ -57,16 +57,6 @@ def make_user_dir(env, path):
         p = os.path.dirname(p)
 
 
-def copy_in_place(src, dst):
-    """Written where it lands, as cp does: created empty, then written, then closed."""
-    with open(src, "rb") as f:
-        data = f.read()
-    with open(dst, "wb") as f:
-        f.write(data[:1000])
-        f.flush()
-        f.write(data[1000:])
-
-
 def profile_by_filename(conn, filename):
     return compat.call(conn, compat.MANAGER_PATH, compat.IFACE_MANAGER, "FindProfileByFilename",
                        "s", [filename], "o")[0]
@@ -228,11 +218,26 @@ def user_profiles():
         helper = SessionHelper(env, bus).start()
         check_user_profile(conn, first)
 
-        # written in place: taken when closed
+        # written in place: taken when closed, and not read while open, even when another
+        # file's arrival brings a rescan meanwhile
         gamma = os.path.join(icc, "gamma.icc")
-        copy_in_place(GAMMA5500, gamma)
+        with open(GAMMA5500, "rb") as f:
+            data = f.read()
+        with open(gamma, "wb") as f:
+            f.write(data[:1000])
+            f.flush()
+            other = os.path.join(icc, "other.icc")
+            shutil.copy(ADOBE, os.path.join(env.tmp, "other.icc"))
+            os.rename(os.path.join(env.tmp, "other.icc"), other)
+            helper.wait_line(r"Registered %s as " % re.escape(other))
+            check(not has_profile(conn, gamma), "a file still being written is not registered")
+            f.write(data[1000:])
         helper.wait_line(r"Registered %s as " % re.escape(gamma))
+        check(not any("Ignoring %s" % gamma in line for line in helper.lines),
+              "nor read half-written (no 'Ignoring' line for it)")
         check_user_profile(conn, gamma)
+        os.unlink(other)
+        helper.wait_line(r"Removed %s " % re.escape(other))
 
         # renamed into place from a hidden temporary name
         tmp = os.path.join(icc, ".srgb.icc.tmp")
