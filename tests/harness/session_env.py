@@ -9,7 +9,7 @@ beside harness.TinctEnv (the private system bus, fake polkit and tinctd).
         helper = SessionHelper(env, bus, display=x.display)
         helper.start()                      # waits for its "Ready" line
         helper.wait_line(r"Registered (.*)")  # the next matching line of its stderr
-        helper.stop()                       # SIGTERM; returns the exit status
+        helper.stop()                       # SIGTERM (or sig=); returns the exit status
 
 SessionBus runs dbus-daemon --session as the user the session belongs to (uid 65534,
 nobody, with env.home_nobody as HOME), as a login session would: what it activates runs as
@@ -225,12 +225,12 @@ class SessionHelper:
             self._thread.join()
         return rc
 
-    def stop(self):
-        """SIGTERM; returns the exit status."""
+    def stop(self, sig=signal.SIGTERM):
+        """Sends sig (SIGTERM); returns the exit status."""
         if self.proc is None:
             return None
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
+            self.proc.send_signal(sig)
         try:
             return self.wait_exit()
         finally:

@@ -337,7 +337,7 @@ def one_per_session():
         second = SessionHelper(env, bus).start(wait_ready=False)
         second.wait_line(r"org\.freedesktop\.ColorHelper is taken")
         check_eq(second.wait_exit(), 0, "the second instance's exit status")
-        check_eq(first.stop(), 0, "the first one's")
+        check_eq(first.stop(signal.SIGINT), 0, "the first one's, on SIGINT")
 
         # D-Bus activation by name, as a caller of the ColorHelper interface starts it
         from gi.repository import Gio
