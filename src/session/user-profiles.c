@@ -348,8 +348,9 @@ static const FileIdentity *find_listed(const FileList *l, const char *path) {
         return NULL;
 }
 
-/* A file still open for writing is not read yet: it is left as the last rescan saw it (not
- * there, or its earlier contents), and its IN_CLOSE_WRITE brings the next rescan. */
+/* A file being written (modified, not closed since) is not read yet: it is left as the last
+ * rescan saw it (not there, or its earlier contents), and its IN_CLOSE_WRITE brings the next
+ * rescan. */
 static int leave_writing_alone(UserProfiles *u, FileList *now) {
         FileList kept = {};
         for (size_t i = 0; i < now->n; i++) {
@@ -369,10 +370,17 @@ static int leave_writing_alone(UserProfiles *u, FileList *now) {
         return 0;
 }
 
+static bool read_events(UserProfiles *u);
+
 static void rescan(void *userdata) {
         UserProfiles *u = userdata;
         FileList now = {};
         int r;
+
+        /* What happened up to now is known before the listing: a write that has begun is seen
+         * as IN_MODIFY, so the file is left alone (this rescan covers the other events). */
+        if (u->inotify_fd >= 0)
+                (void) read_events(u);
 
         if ((r = update_watches(u)) < 0) {
                 log_oom();
@@ -427,35 +435,41 @@ static bool handle_event(UserProfiles *u, const struct inotify_event *ev) {
                 log_oom();
                 return true;
         }
-        if (ev->mask & (IN_CREATE | IN_MODIFY)) {
-                /* A file created or modified here is taken when it is closed after writing; a
-                 * symbolic link gets no such event, so it is taken now. */
-                struct stat st;
-                if ((ev->mask & IN_CREATE) && lstat(path, &st) >= 0 && S_ISLNK(st.st_mode))
-                        return true;
+        if (ev->mask & IN_MODIFY) {
+                /* Being written: taken when it is closed (IN_CLOSE_WRITE). */
                 if (!strv_contains(u->writing, path) && strv_extend(&u->writing, path) < 0)
                         log_oom();
                 return false;
         }
+        /* IN_CREATE: a file opened to be written is empty until its first IN_MODIFY (and
+         * skipped while empty); a hard link (how write_file_atomic() refuses to replace, as
+         * `tinct import-profile` writes) or a symbolic link gets no other event. */
         (void) strv_remove(u->writing, path);
-        return (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE)) != 0;
+        return (ev->mask & (IN_CREATE | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE)) != 0;
 }
 
-static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        UserProfiles *u = userdata;
+/* Reads every queued event; returns whether any can change what a rescan finds. */
+static bool read_events(UserProfiles *u) {
         char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+        bool matters = false;
 
         for (;;) {
-                ssize_t n = read(fd, buf, sizeof buf);
+                ssize_t n = read(u->inotify_fd, buf, sizeof buf);
                 if (n <= 0)
                         break;
                 for (char *p = buf; p < buf + n;) {
                         const struct inotify_event *ev = (const struct inotify_event *) p;
-                        if (handle_event(u, ev))
-                                debounce_schedule(u->rescan);
+                        matters = handle_event(u, ev) || matters;
                         p += sizeof *ev + ev->len;
                 }
         }
+        return matters;
+}
+
+static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        UserProfiles *u = userdata;
+        if (read_events(u))
+                debounce_schedule(u->rescan);
         return 0;
 }
 

@@ -248,6 +248,26 @@ def user_profiles():
         check_user_profile(conn, moved)
         check(not has_profile(conn, tmp), "the temporary name was never registered")
 
+        # a hard link (how write_file_atomic() refuses to replace) and a symbolic link: no
+        # write happens in the directory, only IN_CREATE
+        outside = os.path.join(env.tmp, "outside")
+        os.mkdir(outside, 0o755)
+        shutil.copy(GAMMA5500.replace("5500", "6500"), os.path.join(outside, "hard.icc"))
+        hard = os.path.join(icc, "hard.icc")
+        os.link(os.path.join(outside, "hard.icc"), hard)
+        os.unlink(os.path.join(outside, "hard.icc"))
+        helper.wait_line(r"Registered %s as " % re.escape(hard))
+        check_user_profile(conn, hard)
+        shutil.copy(compat.icc("colord-data--ProPhotoRGB.icc"), os.path.join(outside, "linked.icc"))
+        symlink = os.path.join(icc, "linked.icc")
+        os.symlink(os.path.join(outside, "linked.icc"), symlink)
+        helper.wait_line(r"Registered %s as " % re.escape(symlink))
+        check_user_profile(conn, symlink)
+        os.unlink(hard)
+        os.unlink(symlink)
+        helper.wait_line(r"Removed %s " % re.escape(hard))
+        helper.wait_line(r"Removed %s " % re.escape(symlink))
+
         # an invalid file beside a valid one, in one burst
         garbage = os.path.join(icc, "garbage.icc")
         with open(garbage, "wb") as f:
