@@ -88,6 +88,8 @@ int main(int argc, char **argv) {
         if (r < 0)
                 log_warning_errno(r, "No session bus (%m): running without %s", COLOR_HELPER_NAME);
         else {
+                /* The ColorHelper interface's objects (colord §10) are to be registered on
+                 * `session` here, before the name, so an activating caller finds them. */
                 r = session_bus_take_name(session, event);
                 if (r == -EEXIST) {
                         log_info("%s is taken: another session helper runs in this session; exiting",
