@@ -18,7 +18,8 @@ Xvfb(env) starts `Xvfb -displayfd`, which picks a free display and says which. S
 runs tinct-session as nobody with HOME, DBUS_SESSION_BUS_ADDRESS, DBUS_SYSTEM_BUS_ADDRESS and
 (when given) DISPLAY set, XDG_DATA_HOME unset (so the default ~/.local/share/icc is used
 unless extra_env sets it); a thread collects its stderr lines, which wait_line() searches in
-order. Environment: TINCT_SESSION names the binary (meson sets it).
+order. Environment: TINCT_SESSION names the binary (meson sets it); TINCT_SESSION_WRAPPER, a
+command it runs under (run-tests: valgrind's memcheck).
 
 Nothing here sleeps for a fixed time: readiness is a line (the bus address, the display
 number, "Ready"), every wait has a deadline.
