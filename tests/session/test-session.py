@@ -466,6 +466,12 @@ def x11_profiles():
         helper.wait_line(r"Output screen: applied %s \(vcgt\)" % re.escape(bluish))
         check_ramp_vcgt(x.display, BLUISH, "the default's file removed: the next profile")
 
+        # deleted by someone else while the output is still there: made again
+        compat.call(conn, compat.MANAGER_PATH, compat.IFACE_MANAGER, "DeleteDevice", "o", [dev])
+        helper.wait_line(r"Output screen: device xrandr-screen was deleted")
+        helper.wait_line(r"Output screen: device xrandr-screen$")
+        check(has_device(conn, "xrandr-screen"), "the device is back")
+
         check_eq(helper.stop(), 0, "exit status")
         wait_gone(conn, lambda: not has_device(conn, "xrandr-screen"), "the device to go")
         check(True, "the temp device went with the helper")
