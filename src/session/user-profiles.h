@@ -10,9 +10,10 @@
  * (file-diff.h); a file that is new or changed is read, removed ones are deleted from the
  * daemon. A file written in place is taken when it is closed (IN_CLOSE_WRITE), one renamed
  * into place or linked there at once (IN_MOVED_TO, IN_CREATE); while a file modified here is
- * not closed, a rescan leaves it as it was, so half a file is not read. A file that is not a usable profile costs one log line
- * and nothing else; two files with one checksum give one profile, and the other takes over
- * when that one goes. When the daemon restarts, everything is registered again.
+ * not closed, a rescan leaves it as it was, so half a file is not read. A file that is not a
+ * usable profile costs one log line and nothing else; two files with one checksum give one
+ * profile, and the other takes over when that one goes. When the daemon restarts, everything
+ * is registered again.
  *
  * Not here: sub-directories (not walked, as colord's session agents do not either), and the
  * EDID profiles of displays (x11.c). */

@@ -221,10 +221,12 @@ static void output_apply(X11 *x, Output *o, bool set[MAX_MONITORS]) {
         char md5[33] = "";
         int r;
 
-        if (!o->device)
+        /* Without a device (the daemon is away) or its state, what is on the screen stays. */
+        if (!o->device || cm_device_state(x->cm, o->device, &profile, &inhibited) < 0) {
+                if (o->property_set && o->monitor >= 0)
+                        set[o->monitor] = true;
                 return;
-        if (cm_device_state(x->cm, o->device, &profile, &inhibited) < 0)
-                return; /* gone: the daemon's signals or its departure tell us more */
+        }
         if (profile && cm_profile_filename(x->cm, profile, &filename) >= 0 && filename) {
                 r = read_file_capped(filename, PROFILE_MAX_SIZE, READ_REGULAR_ONLY, &icc, &icc_size, NULL);
                 if (r < 0)
@@ -239,7 +241,7 @@ static void output_apply(X11 *x, Output *o, bool set[MAX_MONITORS]) {
                 return;
         }
         if (streq_ptr(key, o->applied)) {
-                if (o->property_set)
+                if (o->property_set && o->monitor >= 0)
                         set[o->monitor] = true;
                 return;
         }
