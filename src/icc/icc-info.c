@@ -873,11 +873,14 @@ int icc_info_compute_warnings(const void *data, size_t size, char ***ret_warning
 
 /* ---- vcgt ramps ---- */
 
+/* Entry i of n evenly spaced 16-bit values, rounded: i * 257 for n = 256. */
+static uint16_t ramp_value(size_t i, size_t n) {
+        return n > 1 ? (uint16_t) ((i * 65535 + (n - 1) / 2) / (n - 1)) : 0;
+}
+
 void icc_linear_ramp(size_t n, uint16_t *red, uint16_t *green, uint16_t *blue) {
-        for (size_t i = 0; i < n; i++) {
-                uint16_t v = n > 1 ? (uint16_t) ((i * 65535 + (n - 1) / 2) / (n - 1)) : 0;
-                red[i] = green[i] = blue[i] = v;
-        }
+        for (size_t i = 0; i < n; i++)
+                red[i] = green[i] = blue[i] = ramp_value(i, n);
 }
 
 int icc_vcgt_ramp(const void *data, size_t size, size_t n, uint16_t *red, uint16_t *green, uint16_t *blue,
@@ -907,9 +910,8 @@ int icc_vcgt_ramp(const void *data, size_t size, size_t n, uint16_t *red, uint16
                         for (size_t i = 0; i < n; i++) {
                                 /* For n = 256 the inputs are i * 257: exactly the nodes of a
                                  * 256-entry table, so such a table comes back unchanged. */
-                                cmsUInt16Number in = n > 1 ? (cmsUInt16Number) ((i * 65535 + (n - 1) / 2) / (n - 1)) : 0;
                                 for (unsigned c = 0; c < 3; c++)
-                                        out[c][i] = cmsEvalToneCurve16(vcgt[c], in);
+                                        out[c][i] = cmsEvalToneCurve16(vcgt[c], ramp_value(i, n));
                         }
                 }
                 lcms_done(&l);

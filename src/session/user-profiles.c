@@ -24,8 +24,8 @@
 #define USER_PROFILE_MAX_SIZE (64u * 1024 * 1024)
 #define RESCAN_DELAY_USEC (100 * 1000)
 
-#define TARGET_MASK (IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF | \
-                     IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK)
+#define TARGET_MASK (IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_MODIFY | \
+                     IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK)
 #define PARENT_MASK (IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK)
 
 typedef struct UserProfile {
@@ -55,6 +55,7 @@ struct UserProfiles {
         Debounce *rescan;
 
         FileList listing;       /* the last rescan's, sorted by path */
+        char **writing;         /* paths created or modified here and not closed since */
         Hashmap *by_path;       /* path → UserProfile */
         Hashmap *registered;    /* id → the UserProfile whose object has it */
 };
@@ -80,7 +81,8 @@ static void unregister(UserProfiles *u, UserProfile *p) {
         if (cm_client_daemon_present(u->cm)) {
                 int r = cm_delete_profile(u->cm, p->object, &e);
                 if (r < 0 && !cm_error_is(&e, "NotFound"))
-                        log_warning("Cannot remove profile %s (%s): %s", p->id, p->path, e.message ? e.message : strerror(-r));
+                        log_warning("Cannot remove profile %s (%s): %s", p->id, p->path,
+                                    e.message ? e.message : strerror(-r));
                 else
                         log_info("Removed %s (%s)", p->path, p->id);
         }
@@ -297,6 +299,9 @@ static int update_watches(UserProfiles *u) {
         size_t n = 0;
         int r = 0;
 
+        if (u->inotify_fd < 0)
+                return 0;
+
         STRV_FOREACH(dir, u->dirs) {
                 _cleanup_free_ char *path = nearest_existing(*dir);
                 if (!path)
@@ -336,10 +341,46 @@ static int update_watches(UserProfiles *u) {
         return r;
 }
 
+static const FileIdentity *find_listed(const FileList *l, const char *path) {
+        for (size_t i = 0; i < l->n; i++)
+                if (streq(l->files[i].path, path))
+                        return &l->files[i];
+        return NULL;
+}
+
+/* A file being written (modified, not closed since) is not read yet: it is left as the last
+ * rescan saw it (not there, or its earlier contents), and its IN_CLOSE_WRITE brings the next
+ * rescan. */
+static int leave_writing_alone(UserProfiles *u, FileList *now) {
+        FileList kept = {};
+        for (size_t i = 0; i < now->n; i++) {
+                const FileIdentity *f = &now->files[i];
+                if (strv_contains(u->writing, f->path)) {
+                        f = find_listed(&u->listing, f->path);
+                        if (!f)
+                                continue;
+                }
+                if (file_list_add(&kept, f->path, f->size, f->mtime_ns, f->inode) < 0) {
+                        file_list_clear(&kept);
+                        return -ENOMEM;
+                }
+        }
+        file_list_clear(now);
+        *now = kept;
+        return 0;
+}
+
+static bool read_events(UserProfiles *u);
+
 static void rescan(void *userdata) {
         UserProfiles *u = userdata;
         FileList now = {};
         int r;
+
+        /* What happened up to now is known before the listing: a write that has begun is seen
+         * as IN_MODIFY, so the file is left alone (this rescan covers the other events). */
+        if (u->inotify_fd >= 0)
+                (void) read_events(u);
 
         if ((r = update_watches(u)) < 0) {
                 log_oom();
@@ -352,6 +393,11 @@ static void rescan(void *userdata) {
                         return;
                 }
         file_list_sort(&now);
+        if (!strv_isempty(u->writing) && (r = leave_writing_alone(u, &now)) < 0) {
+                file_list_clear(&now);
+                log_oom();
+                return;
+        }
         file_list_diff(&u->listing, &now, on_file_change, u);
         file_list_clear(&u->listing);
         u->listing = now;
@@ -371,10 +417,13 @@ static const Watch *find_watch(const UserProfiles *u, int wd) {
         return NULL;
 }
 
-/* Whether an event can change what a rescan finds. */
-static bool event_matters(const UserProfiles *u, const struct inotify_event *ev) {
-        if (ev->mask & IN_Q_OVERFLOW)
+/* Follows which files are being written; returns whether the event can change what a
+ * rescan finds. */
+static bool handle_event(UserProfiles *u, const struct inotify_event *ev) {
+        if (ev->mask & IN_Q_OVERFLOW) {
+                u->writing = strv_free(u->writing);     /* we cannot know any more */
                 return true;
+        }
         const Watch *w = find_watch(u, ev->wd);
         if (!w)
                 return false;   /* a watch we dropped, IN_IGNORED among them */
@@ -382,37 +431,49 @@ static bool event_matters(const UserProfiles *u, const struct inotify_event *ev)
                 return true;
         if (!w->target)
                 return (ev->mask & IN_ISDIR) != 0;
-        if (ev->len == 0 || !session_name_is_candidate(ev->name))
+        if (ev->len == 0 || (ev->mask & IN_ISDIR) || !session_name_is_candidate(ev->name))
                 return false;
-        if (ev->mask & IN_CREATE) {
-                /* A file created empty is taken when it is closed after writing. A symbolic
-                 * link gets no such event, and neither does a hard link of a finished file
-                 * (how write_file_atomic() writes without replacing: link, then unlink of
-                 * the temporary), which has its bytes already: both are taken now. A file
-                 * caught half-written is read again when its writer closes it. */
-                struct stat st;
-                _cleanup_free_ char *path = NULL;
-                return asprintf(&path, "%s/%s", w->path, ev->name) >= 0 && lstat(path, &st) >= 0 &&
-                       (S_ISLNK(st.st_mode) || (S_ISREG(st.st_mode) && st.st_size > 0));
+
+        _cleanup_free_ char *path = NULL;
+        if (asprintf(&path, "%s/%s", w->path, ev->name) < 0) {
+                log_oom();
+                return true;
         }
-        return (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE)) != 0;
+        if (ev->mask & IN_MODIFY) {
+                /* Being written: taken when it is closed (IN_CLOSE_WRITE). */
+                if (!strv_contains(u->writing, path) && strv_extend(&u->writing, path) < 0)
+                        log_oom();
+                return false;
+        }
+        /* IN_CREATE: a file opened to be written is empty until its first IN_MODIFY (and
+         * skipped while empty); a hard link (how write_file_atomic() refuses to replace, as
+         * `tinct import-profile` writes) or a symbolic link gets no other event. */
+        (void) strv_remove(u->writing, path);
+        return (ev->mask & (IN_CREATE | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE)) != 0;
 }
 
-static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        UserProfiles *u = userdata;
+/* Reads every queued event; returns whether any can change what a rescan finds. */
+static bool read_events(UserProfiles *u) {
         char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+        bool matters = false;
 
         for (;;) {
-                ssize_t n = read(fd, buf, sizeof buf);
+                ssize_t n = read(u->inotify_fd, buf, sizeof buf);
                 if (n <= 0)
                         break;
                 for (char *p = buf; p < buf + n;) {
                         const struct inotify_event *ev = (const struct inotify_event *) p;
-                        if (event_matters(u, ev))
-                                debounce_schedule(u->rescan);
+                        matters = handle_event(u, ev) || matters;
                         p += sizeof *ev + ev->len;
                 }
         }
+        return matters;
+}
+
+static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        UserProfiles *u = userdata;
+        if (read_events(u))
+                debounce_schedule(u->rescan);
         return 0;
 }
 
@@ -453,6 +514,7 @@ UserProfiles *user_profiles_free(UserProfiles *u) {
         hashmap_free(u->by_path);
         hashmap_free(u->registered);
         file_list_clear(&u->listing);
+        strv_free(u->writing);
         for (size_t n = 0; n < u->n_watches; n++)
                 free(u->watches[n].path);
         free(u->watches);

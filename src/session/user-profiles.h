@@ -9,9 +9,11 @@
  * again": one debounced rescan lists the directories and diffs the listing by file identity
  * (file-diff.h); a file that is new or changed is read, removed ones are deleted from the
  * daemon. A file written in place is taken when it is closed (IN_CLOSE_WRITE), one renamed
- * into place at once (IN_MOVED_TO). A file that is not a usable profile costs one log line
- * and nothing else; two files with one checksum give one profile, and the other takes over
- * when that one goes. When the daemon restarts, everything is registered again.
+ * into place or linked there at once (IN_MOVED_TO, IN_CREATE); while a file modified here is
+ * not closed, a rescan leaves it as it was, so half a file is not read. A file that is not a
+ * usable profile costs one log line and nothing else; two files with one checksum give one
+ * profile, and the other takes over when that one goes. When the daemon restarts, everything
+ * is registered again.
  *
  * Not here: sub-directories (not walked, as colord's session agents do not either), and the
  * EDID profiles of displays (x11.c). */

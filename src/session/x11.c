@@ -58,6 +58,7 @@ struct X11 {
         int randr_event_base, randr_major, randr_minor;
         Atom edid_atom;
         sd_event_source *io;
+        sd_bus_slot *removed_slot;
         Debounce *rescan, *apply;
         bool started;
 
@@ -220,10 +221,12 @@ static void output_apply(X11 *x, Output *o, bool set[MAX_MONITORS]) {
         char md5[33] = "";
         int r;
 
-        if (!o->device)
+        /* Without a device (the daemon is away) or its state, what is on the screen stays. */
+        if (!o->device || cm_device_state(x->cm, o->device, &profile, &inhibited) < 0) {
+                if (o->property_set && o->monitor >= 0)
+                        set[o->monitor] = true;
                 return;
-        if (cm_device_state(x->cm, o->device, &profile, &inhibited) < 0)
-                return; /* gone: the daemon's signals or its departure tell us more */
+        }
         if (profile && cm_profile_filename(x->cm, profile, &filename) >= 0 && filename) {
                 r = read_file_capped(filename, PROFILE_MAX_SIZE, READ_REGULAR_ONLY, &icc, &icc_size, NULL);
                 if (r < 0)
@@ -238,7 +241,7 @@ static void output_apply(X11 *x, Output *o, bool set[MAX_MONITORS]) {
                 return;
         }
         if (streq_ptr(key, o->applied)) {
-                if (o->property_set)
+                if (o->property_set && o->monitor >= 0)
                         set[o->monitor] = true;
                 return;
         }
@@ -418,16 +421,17 @@ static int scan_output(X11 *x, XRRScreenResources *res, RROutput xid, RROutput p
                 }
                 x->outputs = grown;
                 o = calloc(1, sizeof *o);
-                if (!o || !(o->name = strdup(info->name)) || (r = output_describe(o, edid, edid_size, xid == primary)) < 0) {
+                r = o && (o->name = strdup(info->name)) ? output_describe(o, edid, edid_size, xid == primary) : -ENOMEM;
+                if (r < 0) {
                         output_free(o);
-                        r = -ENOMEM;
                         goto done;
                 }
                 o->x = x;
                 o->xid = xid;
                 x->outputs[x->n_outputs++] = o;
                 output_register(x, o);
-        }
+        } else if (!o->device)
+                output_register(x, o);  /* its device was deleted (or never made): again */
         o->crtc = info->crtc;
         o->seen = true;
 done:
@@ -519,6 +523,23 @@ static int on_x_readable(sd_event_source *s, int fd, uint32_t revents, void *use
         return 0;
 }
 
+/* Someone deleted an output's device (ours, or the daemon's that we used): the output is still
+ * there, so the next rescan makes it again. */
+static int on_device_removed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        X11 *x = userdata;
+        const char *path;
+
+        if (sd_bus_message_read(m, "o", &path) < 0)
+                return 0;
+        for (size_t i = 0; i < x->n_outputs; i++)
+                if (streq_ptr(x->outputs[i]->device, path)) {
+                        log_info("Output %s: device %s was deleted", x->outputs[i]->name, x->outputs[i]->device_id);
+                        output_forget_device(x->outputs[i]);
+                        debounce_schedule(x->rescan);
+                }
+        return 0;
+}
+
 static void on_daemon(bool present, void *userdata) {
         X11 *x = userdata;
 
@@ -560,7 +581,9 @@ int x11_new(sd_event *event, CmClient *cm, const char *display_name, X11 **ret) 
         if ((r = debounce_new(event, RESCAN_DELAY_USEC, rescan, x, &x->rescan)) < 0 ||
             (r = debounce_new(event, APPLY_DELAY_USEC, apply_all, x, &x->apply)) < 0 ||
             (r = sd_event_add_io(event, &x->io, ConnectionNumber(x->display), EPOLLIN, on_x_readable, x)) < 0 ||
-            (r = cm_client_add_presence_watch(cm, on_daemon, x)) < 0)
+            (r = cm_client_add_presence_watch(cm, on_daemon, x)) < 0 ||
+            (r = sd_bus_match_signal(cm_client_bus(cm), &x->removed_slot, CM_SERVICE, CM_PATH, CM_IFACE,
+                                     "DeviceRemoved", on_device_removed, x)) < 0)
                 return r;
         *ret = TAKE_PTR(x);
         return 0;
@@ -572,6 +595,7 @@ X11 *x11_free(X11 *x) {
         for (size_t i = 0; i < x->n_outputs; i++)
                 output_free(x->outputs[i]);     /* temp devices go with our bus connection */
         free(x->outputs);
+        sd_bus_slot_unref(x->removed_slot);
         debounce_free(x->rescan);
         debounce_free(x->apply);
         sd_event_source_disable_unref(x->io);

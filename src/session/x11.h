@@ -14,7 +14,8 @@
  * _ICC_PROFILE_<n> for the others; deleted when there is no profile). While the device's
  * ProfilingInhibitors is not empty, a linear ramp is loaded instead, and the profile's comes
  * back when it empties. Each application is logged ("Output <name>: ..."). RandR events
- * (outputs connected, disconnected, moved to another CRTC) lead to one debounced rescan.
+ * (outputs connected, disconnected, moved to another CRTC, an EDID changed) lead to one
+ * debounced rescan; a device deleted by someone else while its output is there is made again.
  *
  * Not here: EDID-generated profiles (the daemon makes those for its DRM devices), Wayland,
  * and resetting ramps when we exit (the loaded calibration stays, as with GNOME). */

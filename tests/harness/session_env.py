@@ -9,7 +9,7 @@ beside harness.TinctEnv (the private system bus, fake polkit and tinctd).
         helper = SessionHelper(env, bus, display=x.display)
         helper.start()                      # waits for its "Ready" line
         helper.wait_line(r"Registered (.*)")  # the next matching line of its stderr
-        helper.stop()                       # SIGTERM; returns the exit status
+        helper.stop()                       # SIGTERM (or sig=); returns the exit status
 
 SessionBus runs dbus-daemon --session as the user the session belongs to (uid 65534,
 nobody, with env.home_nobody as HOME), as a login session would: what it activates runs as
@@ -18,7 +18,8 @@ Xvfb(env) starts `Xvfb -displayfd`, which picks a free display and says which. S
 runs tinct-session as nobody with HOME, DBUS_SESSION_BUS_ADDRESS, DBUS_SYSTEM_BUS_ADDRESS and
 (when given) DISPLAY set, XDG_DATA_HOME unset (so the default ~/.local/share/icc is used
 unless extra_env sets it); a thread collects its stderr lines, which wait_line() searches in
-order. Environment: TINCT_SESSION names the binary (meson sets it).
+order. Environment: TINCT_SESSION names the binary (meson sets it); TINCT_SESSION_WRAPPER, a
+command it runs under (run-tests: valgrind's memcheck).
 
 Nothing here sleeps for a fixed time: readiness is a line (the bus address, the display
 number, "Ready"), every wait has a deadline.
@@ -225,12 +226,12 @@ class SessionHelper:
             self._thread.join()
         return rc
 
-    def stop(self):
-        """SIGTERM; returns the exit status."""
+    def stop(self, sig=signal.SIGTERM):
+        """Sends sig (SIGTERM); returns the exit status."""
         if self.proc is None:
             return None
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
+            self.proc.send_signal(sig)
         try:
             return self.wait_exit()
         finally:

@@ -59,16 +59,6 @@ def make_user_dir(env, path):
         p = os.path.dirname(p)
 
 
-def copy_in_place(src, dst):
-    """Written where it lands, as cp does: created empty, then written, then closed."""
-    with open(src, "rb") as f:
-        data = f.read()
-    with open(dst, "wb") as f:
-        f.write(data[:1000])
-        f.flush()
-        f.write(data[1000:])
-
-
 def profile_by_filename(conn, filename):
     return compat.call(conn, compat.MANAGER_PATH, compat.IFACE_MANAGER, "FindProfileByFilename",
                        "s", [filename], "o")[0]
@@ -188,7 +178,7 @@ def root_property(display, name):
     x = subprocess.run(["xprop", "-root", "-notype", name], env=dict(os.environ, DISPLAY=display),
                        capture_output=True, text=True, check=True).stdout
     if data is None:
-        check("not found" in x, "xprop: %s is not set either" % name)
+        check("not found" in x or "no such atom" in x, "xprop: %s is not set either" % name)
     else:
         values = bytes(int(v) for v in x.split("=", 1)[1].replace("\n", " ").split(","))
         check(values == data, "xprop reads the same %d bytes of %s" % (len(data), name))
@@ -230,11 +220,26 @@ def user_profiles():
         helper = SessionHelper(env, bus).start()
         check_user_profile(conn, first)
 
-        # written in place: taken when closed
+        # written in place: taken when closed, and not read while open, even when another
+        # file's arrival brings a rescan meanwhile
         gamma = os.path.join(icc, "gamma.icc")
-        copy_in_place(GAMMA5500, gamma)
+        with open(GAMMA5500, "rb") as f:
+            data = f.read()
+        with open(gamma, "wb") as f:
+            f.write(data[:1000])
+            f.flush()
+            other = os.path.join(icc, "other.icc")
+            shutil.copy(ADOBE, os.path.join(env.tmp, "other.icc"))
+            os.rename(os.path.join(env.tmp, "other.icc"), other)
+            helper.wait_line(r"Registered %s as " % re.escape(other))
+            check(not has_profile(conn, gamma), "a file still being written is not registered")
+            f.write(data[1000:])
         helper.wait_line(r"Registered %s as " % re.escape(gamma))
+        check(not any("Ignoring %s" % gamma in line for line in helper.lines),
+              "nor read half-written (no 'Ignoring' line for it)")
         check_user_profile(conn, gamma)
+        os.unlink(other)
+        helper.wait_line(r"Removed %s " % re.escape(other))
 
         # renamed into place from a hidden temporary name
         tmp = os.path.join(icc, ".srgb.icc.tmp")
@@ -244,6 +249,26 @@ def user_profiles():
         helper.wait_line(r"Registered %s as " % re.escape(moved))
         check_user_profile(conn, moved)
         check(not has_profile(conn, tmp), "the temporary name was never registered")
+
+        # a hard link (how write_file_atomic() refuses to replace) and a symbolic link: no
+        # write happens in the directory, only IN_CREATE
+        outside = os.path.join(env.tmp, "outside")
+        os.mkdir(outside, 0o755)
+        shutil.copy(GAMMA5500.replace("5500", "6500"), os.path.join(outside, "hard.icc"))
+        hard = os.path.join(icc, "hard.icc")
+        os.link(os.path.join(outside, "hard.icc"), hard)
+        os.unlink(os.path.join(outside, "hard.icc"))
+        helper.wait_line(r"Registered %s as " % re.escape(hard))
+        check_user_profile(conn, hard)
+        shutil.copy(compat.icc("colord-data--ProPhotoRGB.icc"), os.path.join(outside, "linked.icc"))
+        symlink = os.path.join(icc, "linked.icc")
+        os.symlink(os.path.join(outside, "linked.icc"), symlink)
+        helper.wait_line(r"Registered %s as " % re.escape(symlink))
+        check_user_profile(conn, symlink)
+        os.unlink(hard)
+        os.unlink(symlink)
+        helper.wait_line(r"Removed %s " % re.escape(hard))
+        helper.wait_line(r"Removed %s " % re.escape(symlink))
 
         # an invalid file beside a valid one, in one burst
         garbage = os.path.join(icc, "garbage.icc")
@@ -334,7 +359,7 @@ def one_per_session():
         second = SessionHelper(env, bus).start(wait_ready=False)
         second.wait_line(r"org\.freedesktop\.ColorHelper is taken")
         check_eq(second.wait_exit(), 0, "the second instance's exit status")
-        check_eq(first.stop(), 0, "the first one's")
+        check_eq(first.stop(signal.SIGINT), 0, "the first one's, on SIGINT")
 
         # D-Bus activation by name, as a caller of the ColorHelper interface starts it
         from gi.repository import Gio
@@ -443,6 +468,12 @@ def x11_profiles():
         helper.wait_line(r"Output screen: applied %s \(vcgt\)" % re.escape(bluish))
         check_ramp_vcgt(x.display, BLUISH, "the default's file removed: the next profile")
 
+        # deleted by someone else while the output is still there: made again
+        compat.call(conn, compat.MANAGER_PATH, compat.IFACE_MANAGER, "DeleteDevice", "o", [dev])
+        helper.wait_line(r"Output screen: device xrandr-screen was deleted")
+        helper.wait_line(r"Output screen: device xrandr-screen$")
+        check(has_device(conn, "xrandr-screen"), "the device is back")
+
         check_eq(helper.stop(), 0, "exit status")
         wait_gone(conn, lambda: not has_device(conn, "xrandr-screen"), "the device to go")
         check(True, "the temp device went with the helper")
@@ -495,6 +526,27 @@ def x11_edid_and_existing_device():
         check_ramp_vcgt(x.display, BLUISH, "the existing device's default")
         check_eq(helper.stop(), 0, "exit status")
         check(has_device(conn, want), "a device the helper did not make stays")
+
+
+@test
+def x11_monitor_numbering():
+    """_ICC_PROFILE_<n> follows Xinerama's numbering: with a primary monitor before it (a
+    RandR 1.5 monitor without outputs), the screen's profile goes to _ICC_PROFILE_1."""
+    with env_() as env, SessionBus(env) as bus, Xvfb(env) as x:
+        icc = user_dir(env, ".local", "share", "icc")
+        make_user_dir(env, icc)
+        bluish = os.path.join(icc, "bluish.icc")
+        shutil.copy(BLUISH, bluish)
+        subprocess.run([PROBE, "add-monitor", "VIRTUAL-1"], env=dict(os.environ, DISPLAY=x.display), check=True)
+        helper = SessionHelper(env, bus, display=x.display).start()
+        conn = compat.connect(env)
+        make_default(conn, find_device(conn, "xrandr-screen"), profile_by_filename(conn, bluish))
+        helper.wait_line(r"Output screen: applied %s \(vcgt\)" % re.escape(bluish))
+        check(root_property(x.display, "_ICC_PROFILE_1") == open(BLUISH, "rb").read(),
+              "_ICC_PROFILE_1 holds the profile")
+        check_eq(root_property(x.display, "_ICC_PROFILE"), None, "_ICC_PROFILE (the other monitor's)")
+        check_ramp_vcgt(x.display, BLUISH, "the output's own ramp")
+        check_eq(helper.stop(), 0, "exit status")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@
  *                                   exit 3 when it is not set
  *   x11-probe set-edid OUTPUT FILE  FILE's bytes as OUTPUT's EDID property (as a driver would)
  *   x11-probe set-gamma OUTPUT V    a flat ramp of value V, to see it overwritten
+ *   x11-probe add-monitor NAME      a primary RandR 1.5 monitor without outputs (as a
+ *                                   virtual or split screen is), listed before the others
  * Uses $DISPLAY. Exit 1 on errors, 2 on usage. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +106,21 @@ static int set_edid_cmd(const char *output, const char *file) {
         return 0;
 }
 
+static int add_monitor_cmd(const char *name) {
+        XRRMonitorInfo *m = XRRAllocateMonitor(display, 0);
+        if (!m)
+                return 1;
+        m->name = XInternAtom(display, name, False);
+        m->primary = True;
+        m->x = m->y = 0;
+        m->width = m->height = 100;
+        m->mwidth = m->mheight = 30;
+        XRRSetMonitor(display, DefaultRootWindow(display), m);
+        XRRFreeMonitors(m);
+        XSync(display, False);
+        return 0;
+}
+
 int main(int argc, char **argv) {
         if (argc < 3)
                 return 2;
@@ -119,6 +136,8 @@ int main(int argc, char **argv) {
                 r = set_gamma_cmd(argv[2], argv[3]);
         else if (strcmp(argv[1], "property") == 0 && argc == 4)
                 r = property_cmd(argv[2], argv[3]);
+        else if (strcmp(argv[1], "add-monitor") == 0)
+                r = add_monitor_cmd(argv[2]);
         else if (strcmp(argv[1], "set-edid") == 0 && argc == 4)
                 r = set_edid_cmd(argv[2], argv[3]);
         XCloseDisplay(display);
