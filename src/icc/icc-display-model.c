@@ -2,6 +2,7 @@
 /* A profile as a display's response (see icc-display-model.h). The transform is built once;
  * each sample is one lcms2 call and a 3×3 matrix. */
 #include "icc-display-model.h"
+#include "mat3.h"
 
 #include <errno.h>
 #include <lcms2.h>
@@ -41,28 +42,11 @@ static void mat_apply(const double m[9], const double v[3], double r[3]) {
                 r[i] = m[3 * i] * v[0] + m[3 * i + 1] * v[1] + m[3 * i + 2] * v[2];
 }
 
-static int mat_invert(const double m[9], double r[9]) {
-        double det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
-                     m[2] * (m[3] * m[7] - m[4] * m[6]);
-        if (!isfinite(det) || fabs(det) < 1e-12)
-                return -EDOM;
-        r[0] = (m[4] * m[8] - m[5] * m[7]) / det;
-        r[1] = (m[2] * m[7] - m[1] * m[8]) / det;
-        r[2] = (m[1] * m[5] - m[2] * m[4]) / det;
-        r[3] = (m[5] * m[6] - m[3] * m[8]) / det;
-        r[4] = (m[0] * m[8] - m[2] * m[6]) / det;
-        r[5] = (m[2] * m[3] - m[0] * m[5]) / det;
-        r[6] = (m[3] * m[7] - m[4] * m[6]) / det;
-        r[7] = (m[1] * m[6] - m[0] * m[7]) / det;
-        r[8] = (m[0] * m[4] - m[1] * m[3]) / det;
-        return 0;
-}
-
 /* Bradford (the cone response ICC.1:2010 Annex E recommends) from white `from` to `to`. */
 static int bradford(const double from[3], const double to[3], double r[9]) {
         static const double B[9] = { 0.8951, 0.2664, -0.1614, -0.7502, 1.7135, 0.0367, 0.0389, -0.0685, 1.0296 };
         double inv[9], cf[3], ct[3], d[9] = { 0 }, t[9];
-        if (mat_invert(B, inv) < 0)
+        if (mat3_invert(B, inv) < 0)
                 return -EDOM;
         mat_apply(B, from, cf);
         mat_apply(B, to, ct);
@@ -115,7 +99,7 @@ int icc_display_model_new(const void *data, size_t size, IccDisplayModel **ret, 
         const cmsCIEXYZ *d50 = cmsD50_XYZ();
         memcpy(m->adapt, (double[9]) { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, sizeof m->adapt);
         if (chad) {
-                if (mat_invert(chad, m->adapt) < 0)
+                if (mat3_invert(chad, m->adapt) < 0)
                         return fail(ret_error, -EBADMSG, "the chad matrix cannot be inverted");
         } else if (wtpt && (fabs(wtpt->X - d50->X) > 1e-4 || fabs(wtpt->Y - d50->Y) > 1e-4 ||
                             fabs(wtpt->Z - d50->Z) > 1e-4)) {

@@ -3,6 +3,7 @@
  * profile to XYZ with lcms2 (so matrix and LUT profiles are read alike), then the inverse of
  * 'chad' takes them back from D50. */
 #include "icc-primaries.h"
+#include "mat3.h"
 
 #include <errno.h>
 #include <lcms2.h>
@@ -16,23 +17,6 @@ static int fail(char **ret_error, int r, const char *why) {
         return r;
 }
 
-static int invert3(const double m[9], double r[9]) {
-        double det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
-                     m[2] * (m[3] * m[7] - m[4] * m[6]);
-        if (fabs(det) < 1e-12)
-                return -EDOM;
-        r[0] = (m[4] * m[8] - m[5] * m[7]) / det;
-        r[1] = (m[2] * m[7] - m[1] * m[8]) / det;
-        r[2] = (m[1] * m[5] - m[2] * m[4]) / det;
-        r[3] = (m[5] * m[6] - m[3] * m[8]) / det;
-        r[4] = (m[0] * m[8] - m[2] * m[6]) / det;
-        r[5] = (m[2] * m[3] - m[0] * m[5]) / det;
-        r[6] = (m[3] * m[7] - m[4] * m[6]) / det;
-        r[7] = (m[1] * m[6] - m[0] * m[7]) / det;
-        r[8] = (m[0] * m[4] - m[1] * m[3]) / det;
-        return 0;
-}
-
 int icc_rgb_primaries(const void *data, size_t size, double ret_xy[3][2], char **ret_error) {
         cmsHPROFILE p = cmsOpenProfileFromMem(data, (cmsUInt32Number) size);
         if (!p)
@@ -43,7 +27,7 @@ int icc_rgb_primaries(const void *data, size_t size, double ret_xy[3][2], char *
         }
         double inv[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
         const double *chad = cmsReadTag(p, cmsSigChromaticAdaptationTag);
-        if (chad && invert3(chad, inv) < 0) {
+        if (chad && mat3_invert(chad, inv) < 0) {
                 cmsCloseProfile(p);
                 return fail(ret_error, -EBADMSG, "the chad matrix cannot be inverted");
         }

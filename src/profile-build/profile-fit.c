@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mat3.h"
 #include "profile-fit.h"
 
 const double profile_fit_d50[3] = { 0.9642, 1.0, 0.8249 };
@@ -48,28 +49,6 @@ static void mat3_mul(const double a[9], const double b[9], double r[9]) {
         for (size_t i = 0; i < 3; i++)
                 for (size_t j = 0; j < 3; j++)
                         r[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
-}
-
-static double mat3_det(const double m[9]) {
-        return m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
-               m[2] * (m[3] * m[7] - m[4] * m[6]);
-}
-
-static int mat3_invert(const double m[9], double r[9]) {
-        double d = mat3_det(m);
-
-        if (!isfinite(d) || fabs(d) < 1e-12)
-                return -EINVAL;
-        r[0] = (m[4] * m[8] - m[5] * m[7]) / d;
-        r[1] = (m[2] * m[7] - m[1] * m[8]) / d;
-        r[2] = (m[1] * m[5] - m[2] * m[4]) / d;
-        r[3] = (m[5] * m[6] - m[3] * m[8]) / d;
-        r[4] = (m[0] * m[8] - m[2] * m[6]) / d;
-        r[5] = (m[2] * m[3] - m[0] * m[5]) / d;
-        r[6] = (m[3] * m[7] - m[4] * m[6]) / d;
-        r[7] = (m[1] * m[6] - m[0] * m[7]) / d;
-        r[8] = (m[0] * m[4] - m[1] * m[3]) / d;
-        return 0;
 }
 
 void bradford_matrix(const double src[3], const double dst[3], double ret[9]) {

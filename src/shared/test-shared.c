@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for the bus-free helpers: hash table, list, strv, names, qualifier matching. */
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -7,6 +9,7 @@
 #include "hashmap.h"
 #include "json.h"
 #include "list.h"
+#include "mat3.h"
 #include "md5.h"
 #include "names.h"
 #include "qualifier.h"
@@ -196,6 +199,22 @@ static void test_names(void) {
         assert_streq(names_profile_kind_parse("whatever"), "unknown");
 }
 
+/* mat3: an inverse times the matrix is the identity; singular and non-finite are refused. */
+static void test_mat3(void) {
+        const double m[9] = { 0.4361, 0.3851, 0.1431, 0.2225, 0.7169, 0.0606, 0.0139, 0.0971, 0.7141 };
+        double r[9], keep[9] = { 7, 7, 7, 7, 7, 7, 7, 7, 7 };
+        assert_se(mat3_invert(m, r) == 0);
+        for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) {
+                        double v = m[3 * i] * r[j] + m[3 * i + 1] * r[3 + j] + m[3 * i + 2] * r[6 + j];
+                        assert_se(fabs(v - (i == j)) < 1e-12);
+                }
+        const double singular[9] = { 1, 2, 3, 2, 4, 6, 0, 1, 1 }, nan_m[9] = { NAN, 0, 0, 0, 1, 0, 0, 0, 1 };
+        assert_se(mat3_invert(singular, keep) == -EDOM && keep[0] == 7);
+        assert_se(mat3_invert(nan_m, keep) == -EDOM && keep[4] == 7);
+        assert_se(fabs(mat3_det(singular)) < 1e-12);
+}
+
 static void test_md5(void) {
         char hex[33];
         md5_hex("", 0, hex);
@@ -275,6 +294,7 @@ int main(void) {
         test_json_lines();
         test_strv();
         test_names();
+        test_mat3();
         test_md5();
         test_qualifier();
         printf("test-shared: ok\n");
