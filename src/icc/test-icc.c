@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fileio.h"
 #include "icc-info.h"
 #include "md5.h"
 #include "strv.h"
@@ -20,21 +21,12 @@
 
 static uint8_t *load(const char *name, size_t *ret_size) {
         char path[4096];
+        uint8_t *buf = NULL;
         snprintf(path, sizeof path, "%s/%s", ICC_CORPUS_DIR, name);
-        FILE *f = fopen(path, "re");
-        if (!f) {
-                fprintf(stderr, "cannot open %s\n", path);
+        if (read_file_capped(path, 64u * 1024 * 1024, 0, &buf, ret_size, NULL) < 0) {
+                fprintf(stderr, "cannot read %s\n", path);
                 abort();
         }
-        assert_se(fseek(f, 0, SEEK_END) == 0);
-        long n = ftell(f);
-        assert_se(n >= 0);
-        rewind(f);
-        uint8_t *buf = malloc((size_t) n + 1);
-        assert_se(buf);
-        assert_se(fread(buf, 1, (size_t) n, f) == (size_t) n);
-        fclose(f);
-        *ret_size = (size_t) n;
         return buf;
 }
 
