@@ -38,6 +38,7 @@ typedef enum CliOption {
         CLI_OPT_DESCRIPTION = 1 << 6, /* --description TEXT: the profile's 'desc' */
         CLI_OPT_COPYRIGHT = 1 << 7, /* --copyright TEXT: the profile's 'cprt' */
         CLI_OPT_QUIET = 1 << 8,     /* --quiet, -q: no report */
+        CLI_OPT_UV = 1 << 9,        /* --uv: the --svg diagram in CIE 1976 u'v' */
 } CliOption;
 
 /* The options' values; a value option not given is NULL. */
@@ -51,6 +52,7 @@ typedef struct CliOptions {
         const char *description;
         const char *copyright;
         bool quiet;
+        bool uv;
 } CliOptions;
 
 typedef enum VerbFlags {

@@ -35,14 +35,15 @@ static const Verb verbs[] = {
           "Writes to OUT an ICC display profile made from the EDID's primaries, white\n"
           "point and gamma, as the daemon makes one for a display without a profile.",
           .run = verb_edid_profile },
-        { "gamut", "FILE...", 1, VERB_ANY, 0, CLI_OPT_JSON | CLI_OPT_SVG, 0,
+        { "gamut", "FILE...", 1, VERB_ANY, 0, CLI_OPT_JSON | CLI_OPT_SVG | CLI_OPT_UV, 0,
           "Gamut coverage against sRGB, P3, Adobe RGB, BT.2020",
           "For each RGB profile: how much of sRGB, Display P3, Adobe RGB and BT.2020 it\n"
           "covers and its size against each, as triangles of the primaries, in CIE 1931 xy\n"
-          "and in CIE 1976 u'v'. --svg writes an xy chromaticity diagram with the spectral\n"
-          "locus, the four references and every profile's gamut. A file that is not an RGB\n"
-          "profile is an error (exit 1) that spares the others.",
-          .run = verb_gamut },
+          "and in CIE 1976 u'v'. --svg writes a CIE 1931 xy chromaticity diagram (with\n"
+          "--uv: CIE 1976 u'v') with the spectral locus, the four references and every\n"
+          "profile's gamut. A file that is not an RGB profile is an error (exit 1) that\n"
+          "spares the others.",
+          .check = verb_gamut_check, .run = verb_gamut },
         { "icc-info", "FILE", 1, 1, 0, CLI_OPT_JSON, 0,
           "Print what the daemon reads from an ICC profile",
           "Prints what the daemon reads from an ICC profile: checksum, description, title,\n"
@@ -272,6 +273,8 @@ static const OptionDef option_defs[] = {
           "The profile's copyright text" },
         { CLI_OPT_QUIET, "quiet", 'q', NULL, offsetof(CliOptions, quiet),
           "Print no report" },
+        { CLI_OPT_UV, "uv", 0, NULL, offsetof(CliOptions, uv),
+          "Draw the CIE 1976 u'v' diagram instead of CIE 1931 xy" },
 };
 
 enum {

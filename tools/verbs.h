@@ -14,6 +14,7 @@
 int verb_edid_info(Invocation *inv);    /* verb-edid.c */
 int verb_edid_profile(Invocation *inv); /* verb-edid.c */
 int verb_icc_info(Invocation *inv);     /* verb-icc.c */
+int verb_gamut_check(const Invocation *inv); /* verb-gamut.c */
 int verb_gamut(Invocation *inv);        /* verb-gamut.c */
 int verb_profile_build(Invocation *inv); /* verb-profile-build.c */
 int verb_export(Invocation *inv);       /* verb-store.c */

@@ -31,6 +31,13 @@ typedef struct GamutFigures {
 /* Coverage and relative area of gamut against reference, in xy (uv false) or u'v' (true). */
 GamutFigures gamut_compare(const GamutPoint gamut_xy[3], const GamutPoint reference_xy[3], int uv);
 
-/* The spectral locus: CIE 1931 xy of 380, 390, ..., 700 nm (GAMUT_LOCUS_POINTS points). */
-#define GAMUT_LOCUS_POINTS 33
-const GamutPoint *gamut_spectral_locus(void);
+/* The spectral locus from the CIE 1931 2° colour-matching functions (CIE 15, table of
+ * x̄ ȳ z̄ at 5 nm): GAMUT_LOCUS_POINTS wavelengths, GAMUT_LOCUS_FIRST_NM and every
+ * GAMUT_LOCUS_STEP_NM after it, up to 780 nm. */
+#define GAMUT_LOCUS_FIRST_NM 380
+#define GAMUT_LOCUS_STEP_NM 5
+#define GAMUT_LOCUS_POINTS 81
+/* The wavelength of point i of the locus, in nm. */
+int gamut_locus_nm(int i);
+/* CIE 1931 xy of point i (0 <= i < GAMUT_LOCUS_POINTS). */
+GamutPoint gamut_spectral_locus_xy(int i);

@@ -39,12 +39,18 @@ static void test_uv_and_locus(void) {
         GamutPoint uv = gamut_xy_to_uv((GamutPoint) { 0.3127, 0.3290 });
         assert_se(NEAR(uv.x, 1.2508 / 6.3226, 1e-9) && NEAR(uv.y, 2.961 / 6.3226, 1e-9));
 
-        const GamutPoint *locus = gamut_spectral_locus();
-        assert_se(NEAR(locus[GAMUT_LOCUS_POINTS - 1].x, 0.7347, 1e-9) && NEAR(locus[14].y, 0.8338, 1e-9));
+        GamutPoint locus[GAMUT_LOCUS_POINTS];
+        for (int k = 0; k < GAMUT_LOCUS_POINTS; k++)
+                locus[k] = gamut_spectral_locus_xy(k);
+        /* The published chromaticities (CIE 15, to 4 places): 520 nm, 700 nm and beyond. */
+        assert_se(gamut_locus_nm(28) == 520 && gamut_locus_nm(GAMUT_LOCUS_POINTS - 1) == 780);
+        assert_se(NEAR(locus[28].x, 0.0743, 5e-5) && NEAR(locus[28].y, 0.8338, 5e-5));
+        assert_se(NEAR(locus[64].x, 0.7347, 5e-5) && NEAR(locus[64].y, 0.2653, 5e-5));
+        assert_se(NEAR(locus[GAMUT_LOCUS_POINTS - 1].x, 0.7347, 5e-5));
         /* The references' primaries lie inside the locus (spectral colours bound them):
          * inside the polygon the locus and its purple line close. Only sRGB's and Adobe
          * RGB's: BT.2020's are spectral (630, 532, 467 nm) and Display P3's red lies within
-         * 0.001 of the curve, closer than the 10 nm chords. */
+         * 0.001 of the curve, closer than the 5 nm chords. */
         for (int s = 0; s < 3; s += 2)
                 for (int i = 0; i < 3; i++) {
                         GamutPoint p = gamut_references[s].primaries[i];

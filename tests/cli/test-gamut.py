@@ -4,7 +4,11 @@
 (shoelace areas): sRGB's triangle is 0.11205 in xy, Display P3's 0.152, Adobe RGB's 0.15115,
 BT.2020's 0.2118665; sRGB lies inside the other three, so its coverage of each is the ratio
 of areas. Also: the SVG is well-formed XML with the locus, four references and one polygon
-per file; a non-RGB or broken file is an error (exit 1) that spares the others.
+per file, named axes, wavelength ticks at least every 20 nm from 460 to 620 nm (labelled as
+often), legend boxes that overlap neither each other nor the plot, the profiles' triangles
+where their primaries are in xy (default) or u'v' (--uv, read back through the axis ticks);
+--uv without --svg is a usage error; a non-RGB or broken file is an error (exit 1) that
+spares the others.
 Usage: test-gamut.py TINCT CORPUS_DIR"""
 
 import json
@@ -51,6 +55,73 @@ A = [uv(p) for p in ((0.64, 0.33), (0.21, 0.71), (0.15, 0.06))]
 near(adobe["sRGB"]["relative_uv"], area(A) / area(S), 0.003, "Adobe RGB's size against sRGB (u'v')")
 near(srgb["Adobe RGB"]["coverage_uv"], area(S) / area(A), 0.003, "sRGB covers Adobe RGB (u'v')")
 
+NS = "{http://www.w3.org/2000/svg}"
+
+
+def check(ok, what):
+    print("    %s: %s" % ("ok" if ok else "FAIL", what))
+    if not ok:
+        failures.append(what)
+
+
+def by_class(root, tag, cls):
+    return [e for e in root.iter(NS + tag) if e.get("class") == cls]
+
+
+def largest_gap(nms, lo, hi):
+    """The widest step between marks in [lo, hi], the ends included."""
+    marks = sorted(set([lo - 100] + [n for n in nms if lo <= n <= hi] + [hi + 100]))
+    inner = [n for n in marks if lo <= n <= hi]
+    if not inner:
+        return hi - lo + 1
+    return max([inner[0] - lo, hi - inner[-1]] + [b - a for a, b in zip(inner, inner[1:])])
+
+
+def overlap(a, b):
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def check_diagram(root, kind):
+    """The parts a reader needs, in the diagram's own coordinates (kind xy or uv)."""
+    check(root.get("data-diagram") == kind, "%s: the diagram says it is %s" % (kind, kind))
+    names = sorted(e.text for e in by_class(root, "text", "axis-label"))
+    want = ["u′", "v′"] if kind == "uv" else ["x", "y"]
+    check(names == want, "%s: axes named %s (got %s)" % (kind, want, names))
+    ticks = [int(e.get("data-nm")) for e in by_class(root, "line", "wavelength-tick")]
+    labels = [int(e.text) for e in by_class(root, "text", "wavelength-label")]
+    check(largest_gap(ticks, 460, 620) <= 10, "%s: a wavelength tick every 10 nm, 460-620 (%s)" % (kind, ticks))
+    check(largest_gap(labels, 460, 620) <= 20, "%s: a label at least every 20 nm, 460-620 (%s)" % (kind, labels))
+    frame = by_class(root, "rect", "plot-frame")[0]
+    plot = [float(frame.get(k)) for k in ("x", "y")]
+    plot += [plot[0] + float(frame.get("width")), plot[1] + float(frame.get("height"))]
+    boxes = []
+    for e in by_class(root, "rect", "legend-box"):
+        x, y, w, h = (float(e.get(k)) for k in ("x", "y", "width", "height"))
+        boxes.append((x, y, x + w, y + h))
+    check(len(boxes) == 2 + 4 + 2, "%s: legend rows for the locus, the white, 4 references, 2 files" % kind)
+    check(not any(overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:]),
+          "%s: legend boxes do not overlap" % kind)
+    check(not any(overlap(a, plot) for a in boxes), "%s: the legend is outside the plot" % kind)
+    # Diagram coordinates back from the tick labels 0.0 and 0.1 of each axis.
+    tx = {e.text: float(e.get("data-at")) for e in by_class(root, "text", "tick-x")}
+    ty = {e.text: float(e.get("data-at")) for e in by_class(root, "text", "tick-y")}
+    sx, sy = tx["0.1"] - tx["0.0"], ty["0.1"] - ty["0.0"]
+    to_diagram = lambda px, py: ((px - tx["0.0"]) / sx * 0.1,  # noqa: E731
+                                 (py - ty["0.0"]) / sy * 0.1)
+    polys = root.findall(NS + "polygon")
+    srgb = [to_diagram(*map(float, p.split(","))) for p in polys[5].get("points").split()]
+    want = [(0.64, 0.33), (0.30, 0.60), (0.15, 0.06)]
+    if kind == "uv":
+        want = [uv(p) for p in want]
+    err = max(abs(a - b) for g, w in zip(srgb, want) for a, b in zip(g, w))
+    check(err < 0.002, "%s: the sRGB profile's triangle at its primaries (error %.4f)" % (kind, err))
+    locus = [to_diagram(*map(float, p.split(","))) for p in polys[0].get("points").split()]
+    check(len(locus) >= 81, "%s: the locus has a point at least every 5 nm (%d)" % (kind, len(locus)))
+    green = (0.0743, 0.8338) if kind == "xy" else uv((0.0743, 0.8338))
+    check(min(abs(a - green[0]) + abs(b - green[1]) for a, b in locus) < 0.002,
+          "%s: the locus passes 520 nm's chromaticity" % kind)
+
+
 with tempfile.TemporaryDirectory() as tmp:
     svg = os.path.join(tmp, "gamut.svg")
     broken = os.path.join(tmp, "broken.icc")
@@ -64,6 +135,14 @@ with tempfile.TemporaryDirectory() as tmp:
     polygons = root.findall("{http://www.w3.org/2000/svg}polygon")
     if len(polygons) != 1 + 4 + 2:
         failures.append("SVG: %d polygons, want locus + 4 references + 2 profiles" % len(polygons))
+    check_diagram(root, "xy")
+    r = subprocess.run([tinct, "gamut", SRGB, ADOBE, "--uv", "--svg", svg], capture_output=True, text=True)
+    if r.returncode != 0:
+        failures.append("--uv --svg: exit %d %s" % (r.returncode, r.stderr))
+    check_diagram(ET.parse(svg).getroot(), "uv")
+    r = subprocess.run([tinct, "gamut", SRGB, "--uv"], capture_output=True, text=True)
+    if r.returncode != 2 or "--svg" not in r.stderr:
+        failures.append("--uv without --svg is a usage error: %d %r" % (r.returncode, r.stderr))
     r = subprocess.run([tinct, "gamut"], capture_output=True, text=True)
     if r.returncode != 2:
         failures.append("no file is a usage error (exit 2)")

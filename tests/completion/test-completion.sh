@@ -16,7 +16,7 @@ expect "$(complete_words tinct get-sensor-reading cr)" "crt"
 expect "$(complete_words tinct dump --st)" "--state-dir"
 # options come from the verb's own usage line
 expect "$(complete_words tinct device-add-profile --)" "--soft --help"
-expect "$(complete_words tinct gamut --)" "--json --svg --help"
+expect "$(complete_words tinct gamut --)" "--json --uv --svg --help"
 expect "$(complete_words tinct edid-profile -)" "-o --help"
 expect "$(complete_words tinct find-device x --j)" "--json"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
