@@ -36,7 +36,7 @@ static const Verb verbs[] = {
           "point and gamma, as the daemon makes one for a display without a profile.",
           .run = verb_edid_profile },
         { "gamut", "FILE...", 1, VERB_ANY, 0, CLI_OPT_JSON | CLI_OPT_SVG | CLI_OPT_UV, 0,
-          "Gamut coverage against sRGB, P3, Adobe RGB, BT.2020",
+          "Coverage of sRGB, P3, Adobe RGB, BT.2020",
           "For each RGB profile: how much of sRGB, Display P3, Adobe RGB and BT.2020 it\n"
           "covers and its size against each, as triangles of the primaries, in CIE 1931 xy\n"
           "and in CIE 1976 u'v'. --svg writes a CIE 1931 xy chromaticity diagram (with\n"
@@ -45,14 +45,14 @@ static const Verb verbs[] = {
           "spares the others.",
           .check = verb_gamut_check, .run = verb_gamut },
         { "icc-info", "FILE", 1, 1, 0, CLI_OPT_JSON, 0,
-          "Print what the daemon reads from an ICC profile",
+          "What the daemon reads from an ICC profile",
           "Prints what the daemon reads from an ICC profile: checksum, description, title,\n"
           "copyright, manufacturer and model, kind, colorspace, vcgt, creation time,\n"
           "metadata and the warnings colord reports. Offline: the daemon is not asked.",
           .run = verb_icc_info },
         { "profile-build", "FILE.ti3", 1, 1, 0,
           CLI_OPT_OUTPUT | CLI_OPT_V2 | CLI_OPT_DESCRIPTION | CLI_OPT_COPYRIGHT | CLI_OPT_QUIET, CLI_OPT_OUTPUT,
-          "Build a display profile from measurements (Argyll .ti3)",
+          "Display profile from Argyll .ti3 measurements",
           "Writes to OUT a matrix/shaper ICC display profile fitted to the measurements of\n"
           "a CGATS file as ArgyllCMS writes it (RGB_R RGB_G RGB_B XYZ_X XYZ_Y XYZ_Z), and\n"
           "reports its accuracy against them (docs/profile-build.md). Nothing is written\n"
@@ -69,18 +69,18 @@ static const Verb verbs[] = {
           "tinctd first. Malformed input is refused and leaves the store unchanged.",
           .run = verb_import },
         { "dump", "", 0, 0, 0, CLI_OPT_STATE_DIR, 0,
-          "Write the store to tinct-SECONDS.json and stdout",
+          "The store to tinct-SECONDS.json and stdout",
           "Writes the store in DIR (default " STORE_DEFAULT_STATE_DIR ") as JSON to tinct-SECONDS.json\n"
           "in the current directory and to standard output (for bug reports).",
           .run = verb_dump },
 
         /* the daemon's verbs (colormgr's, with the same arguments) */
         { "doctor", "[DEVICE]", 0, 1, VERB_BUS, CLI_OPT_JSON, 0,
-          "Which profile applications get for each device, and why",
+          "Which profile applications get, and why",
           "Says, for each device (or one), which profile applications get and why.",
           .run = verb_doctor },
         { "status", "", 0, 0, VERB_BUS, CLI_OPT_JSON, 0,
-          "Daemon version and how many devices, profiles, sensors",
+          "Daemon version; devices, profiles, sensors",
           "Shows the daemon's version and system identity, and how many devices,\n"
           "profiles and sensors it has (devices as GetDevices shows them to you).",
           .run = verb_status },
@@ -152,13 +152,13 @@ static const Verb verbs[] = {
           "then shows it. Set its Qualifier and others with profile-set-property.",
           .run = verb_create_profile },
         { "import-profile", "FILE [SECONDS]", 1, 2, VERB_BUS, CLI_OPT_JSON, 0,
-          "Copy into the user's ICC dir, wait for the session",
+          "Copy to the user's ICC dir, wait for the agent",
           "Copies an ICC profile into your own ICC directory ($XDG_DATA_HOME/icc) and\n"
           "waits SECONDS (default 10) for the session agent (tinct-session) to register\n"
           "it with the daemon, then shows the profile.",
           .check = verb_import_profile_check, .run = verb_import_profile },
         { "create-virtual-device", "PROFILE [KIND]", 1, 2, VERB_BUS, CLI_OPT_JSON, 0,
-          "Soft-proofing device for a profile, kept on disk",
+          "A soft-proofing device, kept on disk",
           "Creates a virtual device (a soft-proofing target) for an ICC profile and\n"
           "assigns the profile to it (hard). PROFILE is an ICC file, or the id or object\n"
           "path of a profile the daemon has; a file the daemon does not know yet is\n"
@@ -171,7 +171,8 @@ static const Verb verbs[] = {
           .check = verb_create_virtual_device_check, .run = verb_create_virtual_device },
         { "delete-device", "DEVICE", 1, 1, VERB_BUS, 0, 0,
           "Delete a device",
-          "Deletes a device. DEVICE is an id, or an object path used as it is (as colormgr).",
+          "Deletes a device. DEVICE is an id, or an object path used as it is (as\n"
+          "colormgr).",
           .run = verb_delete_device },
         { "delete-profile", "PROFILE", 1, 1, VERB_BUS, 0, 0,
           "Delete a profile",
@@ -297,13 +298,45 @@ static void append(char *buf, size_t size, const char *s) {
                 snprintf(buf + n, size - n, "%s%s", n > 0 ? " " : "", s);
 }
 
+/* Help stays within HELP_COLUMNS, as systemd's tools' does: long usage lines and summaries
+ * are wrapped at spaces, continuation lines indented under their first text. */
+#define HELP_COLUMNS 80
+/* The overview's first column ("  verb ARGS"): a longer one puts the summary on the next line. */
+#define OVERVIEW_COLUMN 34
+
+/* Prints text from column `col` (the cursor is there already), wrapping at spaces so that no
+ * line passes HELP_COLUMNS; continuation lines start at column indent. A word longer than a
+ * line is printed whole. */
+static void print_wrapped(FILE *f, int col, int indent, const char *text) {
+        const char *p = text;
+
+        while (*p) {
+                size_t word = strcspn(p, " ");
+                if (col > indent && col + 1 + (int) word > HELP_COLUMNS) {
+                        fprintf(f, "\n%*s", indent, "");
+                        col = indent;
+                } else if (col > indent) {
+                        fputc(' ', f);
+                        col++;
+                }
+                fprintf(f, "%.*s", (int) word, p);
+                col += (int) word;
+                p += word;
+                p += strspn(p, " ");
+        }
+        fputc('\n', f);
+}
+
 /* A verb's arguments as a usage line shows them: its switches, its positional arguments,
- * then its options with values; optional ones in brackets. --json is left out of the
- * overview (every verb that prints takes it). */
+ * then its options with values; optional ones in brackets. The overview shows the optional
+ * options as one [OPTIONS...] (--json alone, which every verb that prints takes, as nothing)
+ * so that its lines stay short; `tinct VERB --help` names them. */
 static void format_verb_args(const Verb *v, bool overview, char *buf, size_t size) {
         char opt[64], item[80];
 
         buf[0] = 0;
+        if (overview && (v->options & ~v->required & ~CLI_OPT_JSON))
+                append(buf, size, "[OPTIONS...]");
         for (int pass = 0; pass < 3; pass++) {
                 if (pass == 1) {
                         if (!isempty(v->synopsis))
@@ -315,7 +348,7 @@ static void format_verb_args(const Verb *v, bool overview, char *buf, size_t siz
                         bool required = v->required & o->bit;
                         if (!(v->options & o->bit) || (pass == 0) != !o->metavar)
                                 continue;
-                        if (overview && o->bit == CLI_OPT_JSON)
+                        if (overview && !required)
                                 continue;
                         format_option(o, required, opt, sizeof opt);
                         snprintf(item, sizeof item, required ? "%s" : "[%s]", opt);
@@ -326,12 +359,19 @@ static void format_verb_args(const Verb *v, bool overview, char *buf, size_t siz
 
 static void print_usage_line(FILE *f, const Verb *v) {
         char args[256];
+        int col;
+
         format_verb_args(v, false, args, sizeof args);
-        fprintf(f, "Usage: tinct %s%s%s\n", v->name, args[0] ? " " : "", args);
+        if (!args[0]) {
+                fprintf(f, "Usage: tinct %s\n", v->name);
+                return;
+        }
+        col = fprintf(f, "Usage: tinct %s ", v->name);
+        print_wrapped(f, col, col, args);
 }
 
 static void print_verb_help(const Verb *v) {
-        char names[64];
+        char names[64], help[256];
         int width = (int) strlen("-h, --help");
 
         print_usage_line(stdout, v);
@@ -346,29 +386,33 @@ static void print_verb_help(const Verb *v) {
                                  strempty(o->metavar));
                         if (pass == 0 && (int) strlen(names) > width)
                                 width = (int) strlen(names);
-                        if (pass == 1)
-                                printf("  %-*s  %s%s\n", width, names, o->help,
-                                       v->required & o->bit ? " (required)" : "");
+                        if (pass == 1) {
+                                snprintf(help, sizeof help, "%s%s", o->help,
+                                         v->required & o->bit ? " (required)" : "");
+                                printf("  %-*s  ", width, names);
+                                print_wrapped(stdout, width + 4, width + 4, help);
+                        }
                 }
         printf("  %-*s  %s\n", width, "-h, --help", "Show this help");
 }
 
 static void usage(FILE *f) {
-        char args[ELEMENTSOF(verbs)][256];
-        int width = 0; /* verb and arguments in one aligned column */
+        char args[256];
 
-        for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
-                format_verb_args(&verbs[i], true, args[i], sizeof args[i]);
-                int w = (int) (strlen(verbs[i].name) + 1 + strlen(args[i]));
-                if (w > width)
-                        width = w;
-        }
         fprintf(f, "Usage: tinct VERB [ARGS...]\n\nVerbs:\n");
-        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
-                fprintf(f, "  %s %-*s  %s\n", verbs[i].name, width - (int) strlen(verbs[i].name) - 1, args[i],
-                        verbs[i].summary);
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
+                format_verb_args(&verbs[i], true, args, sizeof args);
+                int col = fprintf(f, "  %s%s%s", verbs[i].name, args[0] ? " " : "", args);
+                if (col + 2 > OVERVIEW_COLUMN) {
+                        fputc('\n', f);
+                        col = 0;
+                }
+                fprintf(f, "%*s", OVERVIEW_COLUMN - col, "");
+                print_wrapped(f, OVERVIEW_COLUMN, OVERVIEW_COLUMN, verbs[i].summary);
+        }
         fprintf(f, "\nEvery verb that prints takes --json (a JSON document; docs/json.md).\n"
-                   "'tinct VERB --help' shows a verb's arguments and options; --version the version.\n");
+                   "'tinct VERB --help' shows a verb's arguments and options,\n"
+                   "'tinct --version' the version.\n");
 }
 
 int verb_usage_error(const Invocation *inv, const char *fmt, ...) {

@@ -221,14 +221,23 @@ def document(env, verb, *args, rc=0, extra_env=None, nonempty=None):
 
 
 def overview_verbs():
-    """(verb, arguments) of every line of `tinct --help`: '  verb ARGS  summary'."""
+    """(verb, arguments) of every verb line of `tinct --help`: '  verb ARGS  summary', or
+    '  verb ARGS' alone when long (the summary then on the next line). The arguments without
+    the overview's [OPTIONS...] (the verb's own help names them)."""
     out = run(None, ["--help"]).stdout
     verbs = []
     for line in out.splitlines():
-        m = re.match(r"^  ([a-z][a-z-]*) ?(.*?)  +\S", line)
+        m = re.match(r"^  ([a-z][a-z-]*)(?: (.*?))?(?:  +\S.*)?$", line)
         if m:
-            verbs.append((m.group(1), m.group(2).strip()))
+            verbs.append((m.group(1), (m.group(2) or "").replace("[OPTIONS...]", "").strip()))
     return verbs
+
+
+def usage_of(text):
+    """The usage of a help or error text: from 'Usage:' to the blank line or the end, the
+    continuation lines of a long one joined."""
+    lines = text[text.index("Usage: "):].split("\n\n")[0]
+    return " ".join(lines.split())
 
 
 def verb_help(verb):
@@ -415,7 +424,7 @@ def parser():
         first = r.stderr.splitlines()[0]
         check(first in ("tinct %s: missing arguments" % verb, "tinct %s: too many arguments" % verb),
               "%s: %r" % (args, r.stderr))
-        usage = r.stderr.splitlines()[1]
+        usage = usage_of(r.stderr)
         check(usage.startswith("Usage: tinct %s " % verb) or usage == "Usage: tinct %s [--json]" % verb,
               "%s: %r" % (args, usage))
         check(usage.endswith(synopsis[verb]) or synopsis[verb] in usage, "%s: synopsis %r in %r" % (args, synopsis[verb], usage))
@@ -426,9 +435,12 @@ def parser():
     check(len(verbs) >= 40, "%d verbs in the overview" % len(verbs))
     for verb, args in verbs:
         out = verb_help(verb)
-        usage = out.splitlines()[0]
+        usage = usage_of(out)
         check(usage.startswith("Usage: tinct " + verb), "%s --help: %r" % (verb, usage))
-        check_eq(usage.replace(" [--json]", ""), ("Usage: tinct %s %s" % (verb, args)).rstrip(), "%s --help usage" % verb)
+        # The overview shows the positional arguments and required options; the usage the same
+        # words in the same order, with the optional options between them.
+        words = iter(re.sub(r"\[--[a-z0-9-]+(?: [A-Z]+)?\]", "", usage).split()[2:])
+        check(all(w in words for w in args.split()), "%s --help usage %r against the overview's %r" % (verb, usage, args))
         check("\nOptions:\n" in out and "--help" in out, "%s --help lists the options" % verb)
     run(None, ["find-device", "some-id", "--help"], extra_env=NOBUS)  # --help wins over the rest
     r = run(None, ["--help"])
@@ -440,7 +452,7 @@ def parser():
                  "device-get-default-profile", "device-get-profile-for-qualifier", "lookup", "doctor",
                  "get-sensor-reading", "get-spectral-reading", "edid-info", "icc-info", "gamut", "create-device",
                  "create-profile", "create-virtual-device", "import-profile"):
-        check("[--json]" in verb_help(verb).splitlines()[0], "%s takes --json" % verb)
+        check("[--json]" in usage_of(verb_help(verb)), "%s takes --json" % verb)
 
     # offline verbs never connect; bus verbs without a bus exit 3
     with tempfile.TemporaryDirectory() as tmp:
