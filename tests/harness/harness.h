@@ -68,8 +68,8 @@ typedef struct Harness Harness;
 
 /* Starts everything; aborts the test on failure. Also sets DBUS_SYSTEM_BUS_ADDRESS in
  * this process so sd_bus_open_system() reaches the private bus, and arms an overall
- * alarm ($TINCT_TEST_TIMEOUT seconds, default 600). Exits 77 (skip) when no daemon
- * binary is available. */
+ * alarm ($TINCT_TEST_TIMEOUT seconds, default 600). A missing daemon binary ($TINCTD
+ * unset or not executable) fails the test; only colord as a non-root user skips (77). */
 Harness *harness_start(const HarnessOptions *opts);
 /* Kills everything, removes the temporary directory. Takes NULL, returns NULL. */
 Harness *harness_stop(Harness *h);
