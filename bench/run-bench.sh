@@ -17,10 +17,11 @@
 # daemons and the ratio, with the targets) and latency-vs-objects.svg, and prints the
 # summary. Not a test: it never fails because a figure is bad, only when it cannot measure.
 #
-# Environment: TINCT_BENCH_BUILD_DIR (default build-bench, set up as a release build if
-# missing), TINCT_BENCH_RESULTS (default bench/results), TINCT_COLORD (default
-# /usr/libexec/colord). --quick: short measurements and at most 1000 devices, to check
-# that the script works (its figures are not worth reporting).
+# Environment: TINCT_BENCH_BUILD_DIR (default build-bench, set up as a release build with
+# -Dbench=true if missing; tinctd, tinct-parse and the benchmark programs are built),
+# TINCT_BENCH_RESULTS (default bench/results), TINCT_COLORD (default /usr/libexec/colord).
+# --quick: short measurements and at most 1000 devices, to check that the script works (its
+# figures are not worth reporting).
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,7 +34,7 @@ for arg in "$@"; do
         case "$arg" in
         --quick) QUICK=1 ;;
         --no-colord) WITH_COLORD=0 ;;
-        -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
         *) echo "unknown argument: $arg" >&2; exit 2 ;;
         esac
 done
@@ -58,11 +59,17 @@ build() {
         if [ ! -f "$BUILD/build.ninja" ]; then
                 # -Wno-error=maybe-uninitialized: GCC 12 at -O3 sees false positives in
                 # src/store/store-json.c; the warning still shows.
-                meson setup "$BUILD" "$SRC" -Dbuildtype=release -Dc_args=-Wno-error=maybe-uninitialized >&2
+                meson setup "$BUILD" "$SRC" -Dbuildtype=release -Dbench=true -Dtests=false \
+                        -Dc_args=-Wno-error=maybe-uninitialized >&2
+        else
+                meson configure "$BUILD" -Dbench=true >&2 # a build dir made before the option
         fi
-        # Only what the benchmark runs, so unrelated work in progress cannot stop it.
-        ninja -C "$BUILD" src/daemon/tinctd bench/tinct-bench-load bench/tinct-bench-startup \
-                bench/tinct-bench-icc >&2
+        # Only what the benchmark runs, so unrelated work in progress cannot stop it: the
+        # daemon with its parser process (and the link that puts it beside tinctd; without
+        # it tinctd would skip every profile), and the benchmark programs.
+        ninja -C "$BUILD" src/daemon/tinctd src/sandbox/tinct-parse src/daemon/tinct-parse \
+                bench/tinct-bench-load bench/tinct-bench-startup bench/tinct-bench-icc >&2
+        [ -x "$BUILD/src/daemon/tinct-parse" ] || { log "no tinct-parse beside tinctd in $BUILD"; exit 1; }
 }
 
 install_tools
@@ -91,7 +98,8 @@ sed "s|@LISTEN@|unix:path=$TMP/system_bus_socket|" "$SRC/tests/harness/dbus-syst
 mkfifo "$TMP/bus.addr"
 dbus-daemon --nofork --nopidfile --config-file="$TMP/bus.conf" --print-address=3 3>"$TMP/bus.addr" 2>"$TMP/bus.log" &
 BUS_PID=$!
-read -r DBUS_SYSTEM_BUS_ADDRESS <"$TMP/bus.addr"
+# Bounded: a bus that never says its address stops the run instead of hanging it.
+read -r -t 30 DBUS_SYSTEM_BUS_ADDRESS <"$TMP/bus.addr" || { log "dbus-daemon gave no address: $(cat "$TMP/bus.log")"; exit 1; }
 export DBUS_SYSTEM_BUS_ADDRESS
 log "private bus at $DBUS_SYSTEM_BUS_ADDRESS"
 

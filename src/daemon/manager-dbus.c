@@ -607,7 +607,7 @@ static int method_delete_profile(sd_bus_message *msg, void *userdata, sd_bus_err
 static int property_string(sd_bus *bus, const char *path, const char *interface, const char *property,
                            sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        const char *v = streq(property, "DaemonVersion") ? TINCT_DAEMON_VERSION :
+        const char *v = streq(property, "DaemonVersion") ? TINCT_VERSION :
                         streq(property, "SystemVendor") ? m->system_vendor : m->system_model;
         return sd_bus_message_append(reply, "s", strempty(v));
 }

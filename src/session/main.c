@@ -122,7 +122,9 @@ int main(int argc, char **argv) {
                 r = x11_new(event, cm, display, &x11);
                 if (r == -ENOMEM)
                         return log_oom(), EXIT_FAILURE;
-                if (r == -ENXIO)
+                if (r == -EPROTONOSUPPORT)
+                        log_info("Built without X11: the screens of %s are left alone", display);
+                else if (r == -ENXIO)
                         log_warning("Cannot open the X display %s: no screens", display);
                 else if (r < 0)
                         log_warning_errno(r, "The X display %s has no RandR 1.2 (%m): no screens", display);

@@ -21,6 +21,7 @@
  * and resetting ramps when we exit (the loaded calibration stays, as with GNOME). */
 #pragma once
 
+#include <errno.h>
 #include <systemd/sd-event.h>
 
 #include "cm-client.h"
@@ -28,11 +29,24 @@
 
 typedef struct X11 X11;
 
+#if TINCT_X11
 /* Opens the display (display_name NULL: $DISPLAY) and checks RandR 1.2 or later.
  * -ENXIO when the display cannot be opened, -EOPNOTSUPP without RandR 1.2. */
 int x11_new(sd_event *event, CmClient *cm, const char *display_name, X11 **ret);
 X11 *x11_free(X11 *x);
-DEFINE_TRIVIAL_CLEANUP_FUNC(X11 *, x11_free);
 
 /* The first scan, at once: devices made and profiles applied. */
 int x11_start(X11 *x);
+#else
+/* Built without X11 (meson -Dx11=disabled): there is no display to open. */
+static inline int x11_new(sd_event *event, CmClient *cm, const char *display_name, X11 **ret) {
+        return -EPROTONOSUPPORT;
+}
+static inline X11 *x11_free(X11 *x) {
+        return NULL;
+}
+static inline int x11_start(X11 *x) {
+        return 0;
+}
+#endif
+DEFINE_TRIVIAL_CLEANUP_FUNC(X11 *, x11_free);

@@ -53,3 +53,17 @@ grep -q '^Libs: .*-ltinct' "$pc" || { echo "tinct.pc does not link -ltinct" >&2;
 "$tmp/dest/usr/bin/tinct" --version
 "$tmp/dest/usr/libexec/tinctd" --version
 "$tmp/dest/usr/libexec/tinct-session" --version
+
+# What a distribution may turn off: a headless or Wayland-only build links no libX11 into
+# tinct-session, and -Dtests=false defines no test at all (nor builds their programs).
+meson setup "$tmp/headless" "$src" --prefix=/usr --buildtype=plain -Dx11=disabled -Dtests=false -Dbench=false \
+        >"$tmp/headless-setup.log" || { cat "$tmp/headless-setup.log"; exit 1; }
+ninja -C "$tmp/headless" src/session/tinct-session >"$tmp/headless-build.log" ||
+        { tail -50 "$tmp/headless-build.log"; exit 1; }
+if readelf -d "$tmp/headless/src/session/tinct-session" | grep -E 'NEEDED.*lib(X11|Xrandr)'; then
+        echo "tinct-session built with -Dx11=disabled links X11" >&2
+        exit 1
+fi
+tests=$(meson introspect "$tmp/headless" --tests)
+[ "$tests" = "[]" ] || { echo "-Dtests=false still defines tests: ${tests:0:200}" >&2; exit 1; }
+echo "headless build (-Dx11=disabled -Dtests=false): tinct-session without X11, no tests"
