@@ -13,7 +13,8 @@
  * "The profile's description" }; a switch such as --v2 has no metavar and a bool field. The
  * usage lines, --help, the "not an option of" errors and the completion follow from that.
  *
- * Not here: D-Bus calls and the printing of daemon objects (bus-client.h). */
+ * Not here: D-Bus calls (bus-call.h), reading and printing daemon objects (bus-properties.h,
+ * bus-print.h). */
 #pragma once
 
 #include <stdbool.h>

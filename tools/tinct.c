@@ -14,8 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus-client.h"
+#include "bus-call.h"
 #include "cli.h"
+#include "log.h"
 #include "store.h"
 #include "verbs.h"
 
@@ -512,6 +513,8 @@ int main(int argc, char **argv) {
         size_t n = 0;
         int c, r;
 
+        log_set_program_name("tinct");
+        log_set_show_level(false);
         for (size_t i = 0; i < ELEMENTSOF(option_defs); i++) {
                 const OptionDef *o = &option_defs[i];
                 longopts[n++] = (struct option) { o->name, o->metavar ? required_argument : no_argument, NULL,
@@ -564,7 +567,7 @@ int main(int argc, char **argv) {
                         return EXIT_SUCCESS;
                 }
                 if (error[0])
-                        fprintf(stderr, "tinct: %s\n", error);
+                        log_error("%s", error);
                 usage(stderr);
                 return EXIT_USAGE;
         }
@@ -575,7 +578,7 @@ int main(int argc, char **argv) {
                 .opts = opts,
         };
         if (!inv.verb) {
-                fprintf(stderr, "tinct: unknown verb '%s'\n", argv[optind]);
+                log_error("unknown verb '%s'", argv[optind]);
                 usage(stderr);
                 return EXIT_USAGE;
         }
@@ -596,9 +599,10 @@ int main(int argc, char **argv) {
 
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         if (inv.verb->flags & VERB_BUS) {
-                if (bus_connect(&bus) < 0)
-                        return EXIT_UNREACHABLE;
+                r = bus_connect(&bus);
+                if (r < 0)
+                        return bus_exit_status(r);
                 inv.bus = bus;
         }
-        return bus_exit_status(inv.verb->run(&inv));
+        return inv.verb->run(&inv);
 }

@@ -12,7 +12,10 @@
 #include <strings.h>
 #include <time.h>
 
-#include "bus-client.h"
+#include "bus-call.h"
+#include "bus-print.h"
+#include "hold.h"
+#include "log.h"
 #include "qualifier.h"
 #include "strv.h"
 #include "verbs.h"
@@ -22,15 +25,18 @@ static int device_profile_call(Invocation *inv, const char *member) {
         _cleanup_free_ char *device = NULL, *profile = NULL;
         int r;
 
-        if (bus_resolve(inv->bus, BUS_OBJECT_DEVICE, inv->args[0], &device) < 0 ||
-            bus_resolve(inv->bus, BUS_OBJECT_PROFILE, inv->args[1], &profile) < 0)
-                return EXIT_FAILURE;
+        r = bus_resolve(inv->bus, BUS_OBJECT_DEVICE, inv->args[0], &device);
+        if (r < 0)
+                return bus_exit_status(r);
+        r = bus_resolve(inv->bus, BUS_OBJECT_PROFILE, inv->args[1], &profile);
+        if (r < 0)
+                return bus_exit_status(r);
         if (streq(member, "AddProfile"))
                 r = bus_call(inv->bus, device, CM_IFACE_DEVICE, member, NULL, "so", inv->opts.soft ? "soft" : "hard",
                              profile);
         else
                 r = bus_call(inv->bus, device, CM_IFACE_DEVICE, member, NULL, "o", profile);
-        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        return bus_exit_status(r);
 }
 
 int verb_device_add_profile(Invocation *inv) {
@@ -67,16 +73,19 @@ static int get_device_profiles(sd_bus *bus, const char *device, char ***ret) {
 int verb_device_get_default_profile(Invocation *inv) {
         _cleanup_free_ char *device = NULL;
         _cleanup_strv_free_ char **profiles = NULL;
+        int r;
 
-        if (bus_resolve(inv->bus, BUS_OBJECT_DEVICE, inv->args[0], &device) < 0 ||
-            get_device_profiles(inv->bus, device, &profiles) < 0)
-                return EXIT_FAILURE;
+        r = bus_resolve(inv->bus, BUS_OBJECT_DEVICE, inv->args[0], &device);
+        if (r < 0)
+                return bus_exit_status(r);
+        r = get_device_profiles(inv->bus, device, &profiles);
+        if (r < 0)
+                return bus_exit_status(r);
         if (strv_isempty(profiles)) {
-                fprintf(stderr, "tinct: device %s has no profiles\n", device);
+                log_error("device %s has no profiles", device);
                 return EXIT_FAILURE;
         }
-        return bus_print_object(inv->bus, BUS_OBJECT_PROFILE, profiles[0], inv->opts.json) < 0 ? EXIT_FAILURE
-                                                                                             : EXIT_SUCCESS;
+        return bus_exit_status(bus_print_object(inv->bus, BUS_OBJECT_PROFILE, profiles[0], inv->opts.json));
 }
 
 /* One GetProfileForQualifiers call with every query in it. */
@@ -104,16 +113,20 @@ static int get_profile_for_qualifiers(sd_bus *bus, const char *device, char **qu
 int verb_device_get_profile_for_qualifier(Invocation *inv) {
         _cleanup_free_ char *device = NULL, *profile = NULL;
         _cleanup_strv_free_ char **qualifiers = NULL;
+        int r;
 
         for (unsigned i = 1; i < inv->n_args; i++)
                 if (strv_extend(&qualifiers, inv->args[i]) < 0) {
                         bus_log_create_error(-ENOMEM);
                         return EXIT_FAILURE;
                 }
-        if (bus_resolve(inv->bus, BUS_OBJECT_DEVICE, inv->args[0], &device) < 0 ||
-            get_profile_for_qualifiers(inv->bus, device, qualifiers, &profile) < 0)
-                return EXIT_FAILURE;
-        return bus_print_object(inv->bus, BUS_OBJECT_PROFILE, profile, inv->opts.json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        r = bus_resolve(inv->bus, BUS_OBJECT_DEVICE, inv->args[0], &device);
+        if (r < 0)
+                return bus_exit_status(r);
+        r = get_profile_for_qualifiers(inv->bus, device, qualifiers, &profile);
+        if (r < 0)
+                return bus_exit_status(r);
+        return bus_exit_status(bus_print_object(inv->bus, BUS_OBJECT_PROFILE, profile, inv->opts.json));
 }
 
 /* The list cups-filters sends for a job qualifier C.M.R (colord §5.4):
@@ -169,14 +182,18 @@ int verb_lookup(Invocation *inv) {
                 bus_log_create_error(r);
                 return EXIT_FAILURE;
         }
-        if (bus_resolve(bus, BUS_OBJECT_DEVICE, inv->args[0], &device) < 0)
-                return EXIT_FAILURE;
-        if (get_profile_for_qualifiers(bus, device, queries, &profile) < 0)
-                return EXIT_FAILURE;
-        if (bus_object_get(bus, BUS_OBJECT_PROFILE, profile, &o) < 0)
-                return EXIT_FAILURE;
-        if (bus_call(bus, device, CM_IFACE_DEVICE, "GetProfileRelation", &reply, "o", profile) < 0)
-                return EXIT_FAILURE;
+        r = bus_resolve(bus, BUS_OBJECT_DEVICE, inv->args[0], &device);
+        if (r < 0)
+                return bus_exit_status(r);
+        r = get_profile_for_qualifiers(bus, device, queries, &profile);
+        if (r < 0)
+                return bus_exit_status(r);
+        r = bus_object_get(bus, BUS_OBJECT_PROFILE, profile, &o);
+        if (r < 0)
+                return bus_exit_status(r);
+        r = bus_call(bus, device, CM_IFACE_DEVICE, "GetProfileRelation", &reply, "o", profile);
+        if (r < 0)
+                return bus_exit_status(r);
         r = sd_bus_message_read(reply, "s", &relation);
         if (r < 0) {
                 bus_log_parse_error(r);
@@ -209,7 +226,7 @@ int verb_lookup(Invocation *inv) {
                 json_write_key(&w, "profile");
                 bus_object_write_json(o, &w);
                 json_write_end_object(&w);
-                return bus_json_finish(&w) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+                return bus_exit_status(bus_json_finish(&w));
         }
         printf("Device: %s\nQualifiers:", device);
         STRV_FOREACH(q, queries)
@@ -221,11 +238,13 @@ int verb_lookup(Invocation *inv) {
 
 static int device_set_property(Invocation *inv, const char *property) {
         _cleanup_free_ char *device = NULL;
+        int r;
 
-        if (bus_resolve(inv->bus, BUS_OBJECT_DEVICE, inv->args[0], &device) < 0)
-                return EXIT_FAILURE;
-        return bus_call(inv->bus, device, CM_IFACE_DEVICE, "SetProperty", NULL, "ss", property, inv->args[1]) < 0
-                ? EXIT_FAILURE : EXIT_SUCCESS;
+        r = bus_resolve(inv->bus, BUS_OBJECT_DEVICE, inv->args[0], &device);
+        if (r < 0)
+                return bus_exit_status(r);
+        return bus_exit_status(bus_call(inv->bus, device, CM_IFACE_DEVICE, "SetProperty", NULL, "ss", property,
+                                        inv->args[1]));
 }
 
 int verb_device_set_model(Invocation *inv) {
@@ -257,11 +276,13 @@ int verb_device_set_enabled_check(const Invocation *inv) {
 
 int verb_device_set_enabled(Invocation *inv) {
         _cleanup_free_ char *device = NULL;
+        int r;
 
-        if (bus_resolve(inv->bus, BUS_OBJECT_DEVICE, inv->args[0], &device) < 0)
-                return EXIT_FAILURE;
-        return bus_call(inv->bus, device, CM_IFACE_DEVICE, "SetEnabled", NULL, "b", parse_enabled(inv->args[1])) < 0
-                ? EXIT_FAILURE : EXIT_SUCCESS;
+        r = bus_resolve(inv->bus, BUS_OBJECT_DEVICE, inv->args[0], &device);
+        if (r < 0)
+                return bus_exit_status(r);
+        return bus_exit_status(bus_call(inv->bus, device, CM_IFACE_DEVICE, "SetEnabled", NULL, "b",
+                                        parse_enabled(inv->args[1])));
 }
 
 int verb_device_inhibit_check(const Invocation *inv) {
@@ -277,14 +298,19 @@ int verb_device_inhibit(Invocation *inv) {
         _cleanup_free_ char *device = NULL;
         unsigned long seconds = 0;
         sigset_t mask;
+        int r;
 
         if (inv->n_args > 1)
                 (void) parse_seconds(inv->args[1], &seconds); /* checked */
-        if (block_interrupts(&mask) < 0)
+        r = block_interrupts(&mask);
+        if (r < 0)
                 return EXIT_FAILURE;
-        if (bus_resolve(inv->bus, BUS_OBJECT_DEVICE, inv->args[0], &device) < 0 ||
-            bus_call(inv->bus, device, CM_IFACE_DEVICE, "ProfilingInhibit", NULL, NULL) < 0)
-                return EXIT_FAILURE;
+        r = bus_resolve(inv->bus, BUS_OBJECT_DEVICE, inv->args[0], &device);
+        if (r < 0)
+                return bus_exit_status(r);
+        r = bus_call(inv->bus, device, CM_IFACE_DEVICE, "ProfilingInhibit", NULL, NULL);
+        if (r < 0)
+                return bus_exit_status(r);
         if (seconds > 0)
                 printf("Profiling of %s inhibited for %lu s (Ctrl-C ends it early).\n", device, seconds);
         else
@@ -292,6 +318,5 @@ int verb_device_inhibit(Invocation *inv) {
         fflush(stdout);
 
         (void) hold_until_signal(&mask, seconds);
-        return bus_call(inv->bus, device, CM_IFACE_DEVICE, "ProfilingUninhibit", NULL, NULL) < 0 ? EXIT_FAILURE
-                                                                                               : EXIT_SUCCESS;
+        return bus_exit_status(bus_call(inv->bus, device, CM_IFACE_DEVICE, "ProfilingUninhibit", NULL, NULL));
 }

@@ -13,9 +13,12 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "bus-client.h"
+#include "bus-call.h"
+#include "bus-print.h"
+#include "hold.h"
 #include "fileio.h"
 #include "icc-info.h"
+#include "log.h"
 #include "verbs.h"
 
 static int user_icc_dir(char **ret) {
@@ -36,13 +39,16 @@ static int find_by_filename(sd_bus *bus, const char *filename, char **ret) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         const char *path;
-        int r = sd_bus_call_method(bus, CM_SERVICE, CM_PATH, CM_IFACE, "FindProfileByFilename", &e, &reply, "s",
-                                   filename);
+        int r;
+
+        r = sd_bus_call_method(bus, CM_SERVICE, CM_PATH, CM_IFACE, "FindProfileByFilename", &e, &reply, "s", filename);
         if (r < 0)
                 return r;
-        if ((r = sd_bus_message_read(reply, "o", &path)) < 0)
+        r = sd_bus_message_read(reply, "o", &path);
+        if (r < 0)
                 return r;
-        return (*ret = strdup(path)) ? 0 : -ENOMEM;
+        *ret = strdup(path);
+        return *ret ? 0 : -ENOMEM;
 }
 
 static uint64_t now_usec(void) {
@@ -73,30 +79,36 @@ int verb_import_profile(Invocation *inv) {
                 (void) parse_seconds(inv->args[1], &seconds); /* checked */
         r = read_file_capped(file, TOOL_MAX_FILE, READ_REGULAR_ONLY, &data, &size, NULL);
         if (r < 0) {
-                fprintf(stderr, "tinct: cannot read %s: %s\n", file, strerror(-r));
+                log_error("cannot read %s: %s", file, strerror(-r));
                 return EXIT_FAILURE;
         }
-        if ((r = icc_info_parse(data, size, &info, &why)) < 0) {
-                fprintf(stderr, "tinct: %s is not a usable ICC profile: %s\n", file, why ? why : strerror(-r));
+        r = icc_info_parse(data, size, &info, &why);
+        if (r < 0) {
+                log_error("%s is not a usable ICC profile: %s", file, why ? why : strerror(-r));
                 return EXIT_FAILURE;
         }
         const char *base = strrchr(file, '/');
         base = base ? base + 1 : file;
-        if ((r = user_icc_dir(&dir)) < 0 || asprintf(&dest, "%s/%s", dir, base) < 0) {
-                fprintf(stderr, "tinct: no user ICC directory (set XDG_DATA_HOME or HOME): %s\n", strerror(-r));
+        r = user_icc_dir(&dir);
+        if (r < 0) {
+                log_error("no user ICC directory (set XDG_DATA_HOME or HOME): %s", strerror(-r));
                 return EXIT_FAILURE;
         }
+        if (asprintf(&dest, "%s/%s", dir, base) < 0)
+                return bus_exit_status(log_oom());
 
         /* Subscribed before the copy exists, so the agent's answer cannot come first. */
         bool added = false;
         r = sd_bus_match_signal(bus, &slot, CM_SERVICE, CM_PATH, CM_IFACE, "ProfileAdded", on_added, &added);
         if (r < 0) {
-                fprintf(stderr, "tinct: cannot watch for ProfileAdded: %s\n", strerror(-r));
+                log_error("cannot watch for ProfileAdded: %s", strerror(-r));
                 return EXIT_FAILURE;
         }
-        if ((r = mkdir_parents(dir, 0755)) < 0 ||
-            ((r = write_file_atomic(dest, data, size, 0644, WRITE_NO_REPLACE)) < 0 && r != -EEXIST)) {
-                fprintf(stderr, "tinct: cannot write %s: %s\n", dest, strerror(-r));
+        r = mkdir_parents(dir, 0755);
+        if (r >= 0)
+                r = write_file_atomic(dest, data, size, 0644, WRITE_NO_REPLACE);
+        if (r < 0 && r != -EEXIST) {
+                log_error("cannot write %s: %s", dest, strerror(-r));
                 return EXIT_FAILURE;
         }
         if (r == -EEXIST) {
@@ -104,35 +116,38 @@ int verb_import_profile(Invocation *inv) {
                 size_t old_size;
                 if (read_file_capped(dest, size, READ_REGULAR_ONLY, &old, &old_size, NULL) < 0 || old_size != size ||
                     memcmp(old, data, size) != 0) {
-                        fprintf(stderr, "tinct: %s exists with other contents; not replaced\n", dest);
+                        log_error("%s exists with other contents; not replaced", dest);
                         return EXIT_FAILURE;
                 }
         }
 
-        fprintf(stderr, "Copied to %s; waiting up to %lu s for the session agent to register it\n", dest, seconds);
+        log_info("Copied to %s; waiting up to %lu s for the session agent to register it", dest, seconds);
         uint64_t deadline = now_usec() + seconds * 1000000u;
         for (bool check = true;;) {
                 if (check && find_by_filename(bus, dest, &found) >= 0)
                         break;
                 uint64_t now = now_usec();
                 if (now >= deadline) {
-                        fprintf(stderr,
-                                "tinct: %s was copied, but no session agent registered it within %lu s\n"
-                                "(is tinct-session running? the copy stays and is picked up at the next login)\n",
+                        log_error(
+                                "%s was copied, but no session agent registered it within %lu s "
+                                "(is tinct-session running? the copy stays and is picked up at the next login)",
                                 dest, seconds);
                         return EXIT_FAILURE;
                 }
                 r = sd_bus_process(bus, NULL);
                 if (r < 0) {
-                        fprintf(stderr, "tinct: the bus connection failed: %s\n", strerror(-r));
+                        log_error("the bus connection failed: %s", strerror(-r));
                         return EXIT_FAILURE;
                 }
                 check = added;
                 added = false;
-                if (r == 0 && !check && (r = sd_bus_wait(bus, deadline - now)) < 0) {
-                        fprintf(stderr, "tinct: the bus connection failed: %s\n", strerror(-r));
+                if (r > 0 || check)
+                        continue;
+                r = sd_bus_wait(bus, deadline - now);
+                if (r < 0) {
+                        log_error("the bus connection failed: %s", strerror(-r));
                         return EXIT_FAILURE;
                 }
         }
-        return bus_print_object(bus, BUS_OBJECT_PROFILE, found, inv->opts.json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        return bus_exit_status(bus_print_object(bus, BUS_OBJECT_PROFILE, found, inv->opts.json));
 }

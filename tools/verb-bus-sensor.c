@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus-client.h"
+#include "bus-call.h"
+#include "bus-print.h"
+#include "hold.h"
+#include "log.h"
 #include "strv.h"
 #include "verbs.h"
 
@@ -70,21 +73,22 @@ int verb_get_sensor_reading(Invocation *inv) {
         sd_bus *bus = inv->bus;
         size_t n = 0;
         int status = EXIT_SUCCESS;
+        int r;
 
-        if (bus_call_paths(bus, CM_PATH, CM_IFACE, "GetSensors", &paths, NULL) < 0)
-                return EXIT_FAILURE;
+        r = bus_call_paths(bus, CM_PATH, CM_IFACE, "GetSensors", &paths, NULL);
+        if (r < 0)
+                return bus_exit_status(r);
         if (strv_isempty(paths)) {
-                fprintf(stderr, "tinct: there are no sensors\n");
+                log_error("there are no sensors");
                 return EXIT_FAILURE;
         }
         readings = calloc(strv_length(paths), sizeof *readings);
-        if (!readings) {
-                bus_log_parse_error(-ENOMEM);
-                return EXIT_FAILURE;
-        }
+        if (!readings)
+                return bus_exit_status(log_oom());
         STRV_FOREACH(p, paths) {
-                if (read_sensor(bus, *p, cap, &readings[n]) < 0) {
-                        status = EXIT_FAILURE;
+                r = read_sensor(bus, *p, cap, &readings[n]);
+                if (r < 0) {
+                        status = bus_exit_status(r);
                         continue;
                 }
                 n++;
@@ -142,6 +146,36 @@ int verb_get_spectral_reading_check(const Invocation *inv) {
         return 0;
 }
 
+/* Lock, GetSpectrum, Unlock: the spectrum's range and values (pointing into *ret_reply). */
+static int measure_spectrum(sd_bus *bus, const char *path, const char *cap, sd_bus_message **ret_reply,
+                            double *ret_start, double *ret_end, const double **ret_values, size_t *ret_n) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const void *values = NULL;
+        size_t size = 0;
+        int r, k;
+
+        r = bus_call(bus, path, CM_IFACE_SENSOR, "Lock", NULL, NULL);
+        if (r < 0)
+                return r;
+        r = bus_call(bus, path, CM_IFACE_SENSOR, "GetSpectrum", &reply, "s", cap);
+        if (r >= 0) {
+                r = sd_bus_message_read(reply, "dd", ret_start, ret_end);
+                if (r >= 0)
+                        r = sd_bus_message_read_array(reply, 'd', &values, &size);
+                if (r < 0)
+                        bus_log_parse_error(r);
+        }
+        k = bus_call(bus, path, CM_IFACE_SENSOR, "Unlock", NULL, NULL);
+        if (r < 0)
+                return r;
+        if (k < 0)
+                return k;
+        *ret_values = values;
+        *ret_n = size / sizeof(double);
+        *ret_reply = TAKE_PTR(reply);
+        return 0;
+}
+
 int verb_get_spectral_reading(Invocation *inv) {
         _cleanup_strv_free_ char **paths = NULL;
         const char *cap = inv->n_args > 0 ? inv->args[0] : "spectral";
@@ -149,10 +183,11 @@ int verb_get_spectral_reading(Invocation *inv) {
         bool json = inv->opts.json;
         int r, status = EXIT_SUCCESS;
 
-        if (bus_call_paths(bus, CM_PATH, CM_IFACE, "GetSensors", &paths, NULL) < 0)
-                return EXIT_FAILURE;
+        r = bus_call_paths(bus, CM_PATH, CM_IFACE, "GetSensors", &paths, NULL);
+        if (r < 0)
+                return bus_exit_status(r);
         if (strv_isempty(paths)) {
-                fprintf(stderr, "tinct: there are no sensors\n");
+                log_error("there are no sensors");
                 return EXIT_FAILURE;
         }
         JsonWriter w;
@@ -170,20 +205,13 @@ int verb_get_spectral_reading(Invocation *inv) {
                 size_t n = 0;
                 double start = 0, end = 0;
 
-                if (bus_call(bus, *p, CM_IFACE_SENSOR, "Lock", NULL, NULL) < 0) {
-                        status = EXIT_FAILURE;
+                r = measure_spectrum(bus, *p, cap, &reply, &start, &end, &values, &n);
+                if (r >= 0)
+                        r = bus_object_get(bus, BUS_OBJECT_SENSOR, *p, &o);
+                if (r < 0) {
+                        status = bus_exit_status(r);
                         continue;
                 }
-                r = bus_call(bus, *p, CM_IFACE_SENSOR, "GetSpectrum", &reply, "s", cap);
-                if (r >= 0 && ((r = sd_bus_message_read(reply, "dd", &start, &end)) < 0 ||
-                               (r = sd_bus_message_read_array(reply, 'd', (const void **) &values, &n)) < 0))
-                        bus_log_parse_error(r);
-                if (bus_call(bus, *p, CM_IFACE_SENSOR, "Unlock", NULL, NULL) < 0 || r < 0 ||
-                    bus_object_get(bus, BUS_OBJECT_SENSOR, *p, &o) < 0) {
-                        status = EXIT_FAILURE;
-                        continue;
-                }
-                n /= sizeof(double);
                 if (json) {
                         json_write_begin_object(&w);
                         json_write_key(&w, "sensor");
@@ -218,33 +246,47 @@ int verb_get_spectral_reading(Invocation *inv) {
         return status;
 }
 
-/* Locks every sensor; 0 with *ret the paths locked (caller unlocks), or EXIT_FAILURE after
- * unlocking what it had. */
+/* Unlocks the sensors; 0, or the first failure (each is logged). */
+static int unlock_all(sd_bus *bus, char **locked) {
+        int ret = 0, r;
+
+        STRV_FOREACH(l, locked) {
+                r = bus_call(bus, *l, CM_IFACE_SENSOR, "Unlock", NULL, NULL);
+                if (r < 0 && ret == 0)
+                        ret = r;
+        }
+        return ret;
+}
+
+/* Locks every sensor: 0 with *ret the paths locked (the caller unlocks them), or a negative
+ * errno (bus-call.h) after unlocking what it had. */
 static int lock_all(sd_bus *bus, char ***ret) {
         _cleanup_strv_free_ char **paths = NULL, **locked = NULL;
-        if (bus_call_paths(bus, CM_PATH, CM_IFACE, "GetSensors", &paths, NULL) < 0)
-                return EXIT_FAILURE;
+        int r;
+
+        r = bus_call_paths(bus, CM_PATH, CM_IFACE, "GetSensors", &paths, NULL);
+        if (r < 0)
+                return r;
         if (strv_isempty(paths)) {
-                fprintf(stderr, "tinct: there are no sensors\n");
-                return EXIT_FAILURE;
+                log_error("there are no sensors");
+                return -ENODEV;
         }
         STRV_FOREACH(p, paths) {
-                if (bus_call(bus, *p, CM_IFACE_SENSOR, "Lock", NULL, NULL) < 0 || strv_extend(&locked, *p) < 0) {
-                        STRV_FOREACH(l, locked)
-                                (void) bus_call(bus, *l, CM_IFACE_SENSOR, "Unlock", NULL, NULL);
-                        return EXIT_FAILURE;
+                r = bus_call(bus, *p, CM_IFACE_SENSOR, "Lock", NULL, NULL);
+                if (r >= 0) {
+                        r = strv_extend(&locked, *p);
+                        if (r < 0) {
+                                (void) bus_call(bus, *p, CM_IFACE_SENSOR, "Unlock", NULL, NULL);
+                                log_oom();
+                        }
+                }
+                if (r < 0) {
+                        (void) unlock_all(bus, locked);
+                        return r;
                 }
         }
         *ret = TAKE_PTR(locked);
         return 0;
-}
-
-static int unlock_all(sd_bus *bus, char **locked) {
-        int status = EXIT_SUCCESS;
-        STRV_FOREACH(l, locked)
-                if (bus_call(bus, *l, CM_IFACE_SENSOR, "Unlock", NULL, NULL) < 0)
-                        status = EXIT_FAILURE;
-        return status;
 }
 
 /* tinct sensor-lock [SECONDS]: colormgr's sensor-lock, holding the lock of every sensor
@@ -265,17 +307,39 @@ int verb_sensor_lock(Invocation *inv) {
 
         if (inv->n_args > 0)
                 (void) parse_seconds(inv->args[0], &seconds); /* checked */
-        if (block_interrupts(&mask) < 0)
+        r = block_interrupts(&mask);
+        if (r < 0)
                 return EXIT_FAILURE;
-        if ((r = lock_all(bus, &locked)) != 0)
-                return r;
+        r = lock_all(bus, &locked);
+        if (r < 0)
+                return bus_exit_status(r);
         STRV_FOREACH(l, locked)
                 printf("Locked %s\n", *l);
         printf(seconds > 0 ? "Holding the locks for %lu s (Ctrl-C ends it early).\n" : "Holding the locks until Ctrl-C.\n",
                seconds);
         fflush(stdout);
         (void) hold_until_signal(&mask, seconds);
-        return unlock_all(bus, locked);
+        return bus_exit_status(unlock_all(bus, locked));
+}
+
+/* SetOptions({key: value}) on one sensor: value as a double when it is a number. */
+static int set_option(sd_bus *bus, const char *path, const char *key, const char *value) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        char *end;
+        int r;
+
+        double d = strtod(value, &end);
+        bool number = end != value && *end == 0;
+        r = bus_new_method_call(bus, path, CM_IFACE_SENSOR, "SetOptions", &m);
+        if (r < 0)
+                return r;
+        if (number)
+                r = sd_bus_message_append(m, "a{sv}", 1, key, "d", d);
+        else
+                r = sd_bus_message_append(m, "a{sv}", 1, key, "s", value);
+        if (r < 0)
+                return bus_log_create_error(r);
+        return bus_call_message(bus, m, NULL);
 }
 
 /* tinct sensor-set-options KEY VALUE: lock, SetOptions({KEY: VALUE}), unlock, on every
@@ -283,25 +347,16 @@ int verb_sensor_lock(Invocation *inv) {
 int verb_sensor_set_options(Invocation *inv) {
         _cleanup_strv_free_ char **locked = NULL;
         sd_bus *bus = inv->bus;
-        int r, status = EXIT_SUCCESS;
+        int ret = 0, r;
 
-        char *end;
-        double d = strtod(inv->args[1], &end);
-        bool number = end != inv->args[1] && *end == 0;
-        if ((r = lock_all(bus, &locked)) != 0)
-                return r;
+        r = lock_all(bus, &locked);
+        if (r < 0)
+                return bus_exit_status(r);
         STRV_FOREACH(l, locked) {
-                _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
-                if (bus_new_method_call(bus, *l, CM_IFACE_SENSOR, "SetOptions", &m) < 0 ||
-                    (r = number ? sd_bus_message_append(m, "a{sv}", 1, inv->args[0], "d", d)
-                                : sd_bus_message_append(m, "a{sv}", 1, inv->args[0], "s", inv->args[1])) < 0) {
-                        bus_log_create_error(r);
-                        status = EXIT_FAILURE;
-                        continue;
-                }
-                if (bus_call_message(bus, m, NULL) < 0)
-                        status = EXIT_FAILURE;
+                r = set_option(bus, *l, inv->args[0], inv->args[1]);
+                if (r < 0 && ret == 0)
+                        ret = r;
         }
-        int k = unlock_all(bus, locked);
-        return status != EXIT_SUCCESS ? status : k;
+        r = unlock_all(bus, locked);
+        return bus_exit_status(ret < 0 ? ret : r);
 }

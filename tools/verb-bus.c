@@ -12,7 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "bus-client.h"
+#include "bus-call.h"
+#include "bus-print.h"
 #include "strv.h"
 #include "verbs.h"
 
@@ -25,18 +26,20 @@ static int list_objects(Invocation *inv, BusObjectKind kind, const char *member,
         else
                 r = bus_call_paths(inv->bus, CM_PATH, CM_IFACE, member, &paths, "s", inv->args[0]);
         if (r < 0)
-                return EXIT_FAILURE;
-        return bus_print_objects(inv->bus, kind, paths, list_key, inv->opts.json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+                return bus_exit_status(r);
+        return bus_exit_status(bus_print_objects(inv->bus, kind, paths, list_key, inv->opts.json));
 }
 
 /* A manager method answering one object path, called with the verb's 1 or 2 arguments. */
 static int find_object(Invocation *inv, BusObjectKind kind, const char *member) {
         _cleanup_free_ char *path = NULL;
+        int r;
 
-        if (bus_call_path(inv->bus, CM_PATH, CM_IFACE, member, &path, inv->n_args == 1 ? "s" : "ss",
-                          inv->args[0], inv->n_args > 1 ? inv->args[1] : NULL) < 0)
-                return EXIT_FAILURE;
-        return bus_print_object(inv->bus, kind, path, inv->opts.json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        r = bus_call_path(inv->bus, CM_PATH, CM_IFACE, member, &path, inv->n_args == 1 ? "s" : "ss", inv->args[0],
+                          inv->n_args > 1 ? inv->args[1] : NULL);
+        if (r < 0)
+                return bus_exit_status(r);
+        return bus_exit_status(bus_print_object(inv->bus, kind, path, inv->opts.json));
 }
 
 int verb_get_devices(Invocation *inv) {
@@ -77,28 +80,34 @@ int verb_get_standard_space(Invocation *inv) {
 
 int verb_create_device(Invocation *inv) {
         _cleanup_free_ char *path = NULL;
+        int r;
 
-        if (bus_call_path(inv->bus, CM_PATH, CM_IFACE, "CreateDevice", &path, "ssa{ss}", inv->args[0], inv->args[1], 1,
-                          "Kind", inv->args[2]) < 0)
-                return EXIT_FAILURE;
-        return bus_print_object(inv->bus, BUS_OBJECT_DEVICE, path, inv->opts.json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        r = bus_call_path(inv->bus, CM_PATH, CM_IFACE, "CreateDevice", &path, "ssa{ss}", inv->args[0], inv->args[1],
+                          1, "Kind", inv->args[2]);
+        if (r < 0)
+                return bus_exit_status(r);
+        return bus_exit_status(bus_print_object(inv->bus, BUS_OBJECT_DEVICE, path, inv->opts.json));
 }
 
 int verb_create_profile(Invocation *inv) {
         _cleanup_free_ char *path = NULL;
+        int r;
 
-        if (bus_call_path(inv->bus, CM_PATH, CM_IFACE, "CreateProfile", &path, "ssa{ss}", inv->args[0], inv->args[1],
-                          0) < 0)
-                return EXIT_FAILURE;
-        return bus_print_object(inv->bus, BUS_OBJECT_PROFILE, path, inv->opts.json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        r = bus_call_path(inv->bus, CM_PATH, CM_IFACE, "CreateProfile", &path, "ssa{ss}", inv->args[0], inv->args[1],
+                          0);
+        if (r < 0)
+                return bus_exit_status(r);
+        return bus_exit_status(bus_print_object(inv->bus, BUS_OBJECT_PROFILE, path, inv->opts.json));
 }
 
 static int delete_object(Invocation *inv, BusObjectKind kind, const char *member) {
         _cleanup_free_ char *path = NULL;
+        int r;
 
-        if (bus_resolve(inv->bus, kind, inv->args[0], &path) < 0)
-                return EXIT_FAILURE;
-        return bus_call(inv->bus, CM_PATH, CM_IFACE, member, NULL, "o", path) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        r = bus_resolve(inv->bus, kind, inv->args[0], &path);
+        if (r < 0)
+                return bus_exit_status(r);
+        return bus_exit_status(bus_call(inv->bus, CM_PATH, CM_IFACE, member, NULL, "o", path));
 }
 
 int verb_delete_device(Invocation *inv) {
@@ -111,20 +120,23 @@ int verb_delete_profile(Invocation *inv) {
 
 int verb_profile_set_property(Invocation *inv) {
         _cleanup_free_ char *path = NULL;
+        int r;
 
-        if (bus_resolve(inv->bus, BUS_OBJECT_PROFILE, inv->args[0], &path) < 0)
-                return EXIT_FAILURE;
-        return bus_call(inv->bus, path, CM_IFACE_PROFILE, "SetProperty", NULL, "ss", inv->args[1], inv->args[2]) < 0
-                ? EXIT_FAILURE : EXIT_SUCCESS;
+        r = bus_resolve(inv->bus, BUS_OBJECT_PROFILE, inv->args[0], &path);
+        if (r < 0)
+                return bus_exit_status(r);
+        return bus_exit_status(bus_call(inv->bus, path, CM_IFACE_PROFILE, "SetProperty", NULL, "ss", inv->args[1],
+                                        inv->args[2]));
 }
 
 int verb_profile_install_system_wide(Invocation *inv) {
         _cleanup_free_ char *path = NULL;
+        int r;
 
-        if (bus_resolve(inv->bus, BUS_OBJECT_PROFILE, inv->args[0], &path) < 0)
-                return EXIT_FAILURE;
-        return bus_call(inv->bus, path, CM_IFACE_PROFILE, "InstallSystemWide", NULL, NULL) < 0
-                ? EXIT_FAILURE : EXIT_SUCCESS;
+        r = bus_resolve(inv->bus, BUS_OBJECT_PROFILE, inv->args[0], &path);
+        if (r < 0)
+                return bus_exit_status(r);
+        return bus_exit_status(bus_call(inv->bus, path, CM_IFACE_PROFILE, "InstallSystemWide", NULL, NULL));
 }
 
 /* tinct status: the manager's properties and how many objects of each kind it holds. */
@@ -146,7 +158,7 @@ int verb_status(Invocation *inv) {
 
         r = bus_call(bus, CM_PATH, "org.freedesktop.DBus.Properties", "GetAll", &reply, "s", CM_IFACE);
         if (r < 0)
-                return EXIT_FAILURE;
+                return bus_exit_status(r);
         r = bus_value_read(reply, &props);
         if (r < 0 || props->type != BUS_VALUE_DICT) {
                 bus_log_parse_error(r < 0 ? r : -EBADMSG);
@@ -154,8 +166,9 @@ int verb_status(Invocation *inv) {
         }
         for (size_t i = 0; i < ELEMENTSOF(counts); i++) {
                 _cleanup_strv_free_ char **paths = NULL;
-                if (bus_call_paths(bus, CM_PATH, CM_IFACE, counts[i].member, &paths, NULL) < 0)
-                        return EXIT_FAILURE;
+                r = bus_call_paths(bus, CM_PATH, CM_IFACE, counts[i].member, &paths, NULL);
+                if (r < 0)
+                        return bus_exit_status(r);
                 n[i] = strv_length(paths);
         }
 
@@ -170,7 +183,7 @@ int verb_status(Invocation *inv) {
                         json_write_int64(&w, (int64_t) n[i]);
                 }
                 json_write_end_object(&w);
-                return bus_json_finish(&w) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+                return bus_exit_status(bus_json_finish(&w));
         }
         for (size_t i = 0; i < props->n; i++) {
                 printf("%s: ", props->keys[i]);

@@ -10,7 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bus-client.h"
+#include "bus-call.h"
+#include "bus-print.h"
 #include "strv.h"
 #include "verbs.h"
 
@@ -65,9 +66,11 @@ static int default_profile(sd_bus *bus, const char *device, char **ret, char **r
                 *ret_error = strdup(error.name ? strrchr(error.name, '.') + 1 : strerror(-r));
                 return r;
         }
-        if ((r = sd_bus_message_read(reply, "o", &path)) < 0)
+        r = sd_bus_message_read(reply, "o", &path);
+        if (r < 0)
                 return r;
-        return (*ret = strdup(path)) ? 0 : -ENOMEM;
+        *ret = strdup(path);
+        return *ret ? 0 : -ENOMEM;
 }
 
 static const char *relation_of(sd_bus *bus, const char *device, const char *profile) {
@@ -194,8 +197,9 @@ int verb_doctor(Invocation *inv) {
         bool json = inv->opts.json;
         int r = 0;
 
-        if (bus_call_paths(bus, CM_PATH, CM_IFACE, "GetDevices", &paths, NULL) < 0)
-                return EXIT_FAILURE;
+        r = bus_call_paths(bus, CM_PATH, CM_IFACE, "GetDevices", &paths, NULL);
+        if (r < 0)
+                return bus_exit_status(r);
         BusObject **objects = calloc(strv_length(paths) + 1, sizeof *objects);
         size_t n = 0;
         if (!objects)
@@ -241,5 +245,5 @@ int verb_doctor(Invocation *inv) {
         for (size_t i = 0; i < n; i++)
                 bus_object_free(objects[i]);
         free(objects);
-        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        return bus_exit_status(r);
 }

@@ -19,6 +19,7 @@
 #include "icc-create.h"
 #include "edid-icc.h"
 #include "json.h"
+#include "log.h"
 #include "macro.h"
 #include "verbs.h"
 
@@ -32,16 +33,16 @@ static int load_edid(const char *path, Edid **ret) {
 
         r = read_file_capped(path, EDID_FILE_MAX, 0, &buf, &size, NULL);
         if (r == -EFBIG) {
-                fprintf(stderr, "%s: EDID is longer than %u bytes\n", path, EDID_FILE_MAX);
+                log_error("%s: EDID is longer than %u bytes", path, EDID_FILE_MAX);
                 return r;
         }
         if (r < 0) {
-                fprintf(stderr, "%s: cannot read: %s\n", path, strerror(-r));
+                log_error("%s: cannot read: %s", path, strerror(-r));
                 return r;
         }
         r = edid_parse(buf, size, ret);
         if (r < 0) {
-                fprintf(stderr, "%s: %s\n", path, edid_strerror(r));
+                log_error("%s: %s", path, edid_strerror(r));
                 return r;
         }
         return 0;
@@ -390,7 +391,7 @@ int verb_edid_info(Invocation *inv) {
         if (inv->opts.json) {
                 int r = print_json(stdout, e);
                 if (r < 0)
-                        fprintf(stderr, "tinct edid-info: writing JSON: %s\n", strerror(-r));
+                        log_error("writing JSON: %s", strerror(-r));
                 return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
         }
         print_text(stdout, e);
@@ -412,20 +413,20 @@ int verb_edid_profile(Invocation *inv) {
          * the vendor quirks). */
         r = edid_icc_params_init(&params, e, NULL, "tinct edid-profile");
         if (r < 0) {
-                fprintf(stderr, "%s: %s\n", file, strerror(-r));
+                log_error("%s: %s", file, strerror(-r));
                 edid_icc_params_done(&params);
                 return EXIT_FAILURE;
         }
         r = icc_create_display_profile(&params.params, &data, &size, &reason);
         edid_icc_params_done(&params);
         if (r < 0) {
-                fprintf(stderr, "%s: cannot make a profile from this EDID: %s\n", file, reason);
+                log_error("%s: cannot make a profile from this EDID: %s", file, reason);
                 return EXIT_FAILURE;
         }
 
         r = write_file_atomic(output, data, size, 0644, 0);
         if (r < 0) {
-                fprintf(stderr, "%s: cannot write: %s\n", output, strerror(-r));
+                log_error("%s: cannot write: %s", output, strerror(-r));
                 return EXIT_FAILURE;
         }
         return EXIT_SUCCESS;

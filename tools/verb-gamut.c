@@ -71,8 +71,10 @@ int verb_gamut(Invocation *inv) {
         /* Freed by hand: as a _cleanup_free_ local, GCC 12 under ASan sees a false
          * -Wstringop-overread in print_text(). */
         GamutSvgEntry *entries = calloc(n, sizeof *entries);
-        if (!entries)
-                return log_oom(), EXIT_FAILURE;
+        if (!entries) {
+                log_oom();
+                return EXIT_FAILURE;
+        }
         for (size_t i = 0; i < n; i++) {
                 uint8_t *data = NULL;
                 size_t size;
@@ -83,7 +85,7 @@ int verb_gamut(Invocation *inv) {
                         r = icc_rgb_primaries(data, size, xy, &why);
                 free(data);
                 if (r < 0) {
-                        fprintf(stderr, "tinct gamut: %s: %s\n", inv->args[i], why ? why : strerror(-r));
+                        log_error("%s: %s", inv->args[i], why ? why : strerror(-r));
                         free(why);
                         status = EXIT_FAILURE;
                         continue;
@@ -112,7 +114,7 @@ int verb_gamut(Invocation *inv) {
         if (svg && good > 0) {
                 int r = gamut_svg_write(svg, entries, good, inv->opts.uv);
                 if (r < 0) {
-                        fprintf(stderr, "tinct gamut: cannot write %s: %s\n", svg, strerror(-r));
+                        log_error("cannot write %s: %s", svg, strerror(-r));
                         status = EXIT_FAILURE;
                 }
         }

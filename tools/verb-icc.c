@@ -11,6 +11,7 @@
 
 #include "icc-info.h"
 #include "json.h"
+#include "log.h"
 #include "macro.h"
 #include "fileio.h"
 #include "strv.h"
@@ -89,7 +90,7 @@ int verb_icc_info(Invocation *inv) {
         size_t size = 0;
         int r = read_file_capped(path, TOOL_MAX_FILE, 0, &data, &size, NULL);
         if (r < 0) {
-                fprintf(stderr, "tinct: cannot read %s: %s\n", path, strerror(-r));
+                log_error("cannot read %s: %s", path, strerror(-r));
                 return 1;
         }
 
@@ -99,11 +100,11 @@ int verb_icc_info(Invocation *inv) {
         if (json) {
                 int k = print_json(stdout, path, info, r, error);
                 if (k < 0)
-                        fprintf(stderr, "tinct icc-info: writing JSON: %s\n", strerror(-k));
+                        log_error("writing JSON: %s", strerror(-k));
                 return r < 0 || k < 0 ? 1 : 0;
         }
         if (r < 0) {
-                fprintf(stderr, "tinct: %s: %s\n", path, error ? error : strerror(-r));
+                log_error("%s: %s", path, error ? error : strerror(-r));
                 return 1;
         }
         print_text(stdout, info);

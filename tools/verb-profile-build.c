@@ -11,6 +11,7 @@
 
 #include "cgats.h"
 #include "fileio.h"
+#include "log.h"
 #include "macro.h"
 #include "profile-build.h"
 #include "verbs.h"
@@ -32,26 +33,26 @@ int verb_profile_build(Invocation *inv) {
 
         r = read_file_capped(path, CGATS_MAX_SIZE, READ_REGULAR_ONLY, &data, &size, NULL);
         if (r == -EFBIG) {
-                fprintf(stderr, "%s: larger than %u bytes: not a measurement file\n", path, CGATS_MAX_SIZE);
+                log_error("%s: larger than %u bytes: not a measurement file", path, CGATS_MAX_SIZE);
                 return 1;
         }
         if (r < 0) {
-                fprintf(stderr, "%s: cannot read: %s\n", path, strerror(-r));
+                log_error("%s: cannot read: %s", path, strerror(-r));
                 return 1;
         }
         r = display_samples_parse((const char *) data, size, &samples, &error);
         if (r < 0) {
-                fprintf(stderr, "%s: %s\n", path, error ? error : strerror(-r));
+                log_error("%s: %s", path, error ? error : strerror(-r));
                 return 1;
         }
         r = profile_build(samples, &o, &icc, &icc_len, &rep, &reason);
         if (r < 0) {
-                fprintf(stderr, "%s: cannot make a profile: %s\n", path, reason ? reason : strerror(-r));
+                log_error("%s: cannot make a profile: %s", path, reason ? reason : strerror(-r));
                 return 1;
         }
         r = write_file_atomic(output, icc, icc_len, 0644, 0);
         if (r < 0) {
-                fprintf(stderr, "%s: cannot write: %s\n", output, strerror(-r));
+                log_error("%s: cannot write: %s", output, strerror(-r));
                 return 1;
         }
         if (!inv->opts.quiet) {

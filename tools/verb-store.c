@@ -28,7 +28,7 @@ int verb_export(Invocation *inv) {
         _cleanup_(store_freep) Store *s = NULL;
         int r = store_open_full(state_dir, STORE_OPEN_NO_CREATE | STORE_OPEN_NO_BACKUP, &s);
         if (r == -ENOENT) {
-                fprintf(stderr, "tinct: no store in %s\n", state_dir);
+                log_error("no store in %s", state_dir);
                 return 1;
         }
         if (r < 0)
@@ -37,7 +37,7 @@ int verb_export(Invocation *inv) {
         if (!target) {
                 r = store_export_json(s, stdout);
                 if (r < 0) {
-                        fprintf(stderr, "tinct: export failed: %s\n", strerror(-r));
+                        log_error("export failed: %s", strerror(-r));
                         return 1;
                 }
                 return 0;
@@ -58,7 +58,7 @@ int verb_export(Invocation *inv) {
         if (r >= 0)
                 r = write_file_atomic(target, buf, n, 0600, 0);
         if (r < 0) {
-                fprintf(stderr, "tinct: export to %s failed: %s\n", target, strerror(-r));
+                log_error("export to %s failed: %s", target, strerror(-r));
                 return 1;
         }
         return 0;
@@ -70,7 +70,7 @@ int verb_import(Invocation *inv) {
         const char *source = inv->args[0];
         FILE *f = streq(source, "-") ? stdin : fopen(source, "re");
         if (!f) {
-                fprintf(stderr, "tinct: cannot open %s: %s\n", source, strerror(errno));
+                log_error("cannot open %s: %s", source, strerror(errno));
                 return 1;
         }
         _cleanup_free_ uint8_t *data = NULL;
@@ -79,7 +79,7 @@ int verb_import(Invocation *inv) {
         if (f != stdin)
                 fclose(f);
         if (r < 0) {
-                fprintf(stderr, "tinct: cannot read %s: %s\n", source,
+                log_error("cannot read %s: %s", source,
                         r == -EFBIG ? "larger than 256 MiB" : strerror(-r));
                 return 1;
         }
@@ -92,7 +92,7 @@ int verb_import(Invocation *inv) {
         _cleanup_free_ char *error = NULL;
         r = store_import_json(s, (const char *) data, size, &error);
         if (r < 0) {
-                fprintf(stderr, "tinct: %s: %s; the store is unchanged.\n", source, error ?: strerror(-r));
+                log_error("%s: %s; the store is unchanged.", source, error ?: strerror(-r));
                 return 1;
         }
         return 0;
@@ -107,7 +107,7 @@ int verb_dump(Invocation *inv) {
         _cleanup_(store_freep) Store *s = NULL;
         int r = store_open_full(state_dir, STORE_OPEN_NO_CREATE | STORE_OPEN_NO_BACKUP, &s);
         if (r == -ENOENT) {
-                fprintf(stderr, "tinct: no store in %s\n", state_dir);
+                log_error("no store in %s", state_dir);
                 return 1;
         }
         if (r < 0)
@@ -115,8 +115,10 @@ int verb_dump(Invocation *inv) {
         _cleanup_free_ char *buf = NULL, *name = NULL;
         size_t n = 0;
         FILE *f = open_memstream(&buf, &n);
-        if (!f)
-                return log_oom(), 1;
+        if (!f) {
+                log_oom();
+                return EXIT_FAILURE;
+        }
         r = store_export_json(s, f);
         if (fclose(f) != 0 && r >= 0)
                 r = -ENOMEM;
@@ -125,10 +127,10 @@ int verb_dump(Invocation *inv) {
         if (r >= 0)
                 r = write_file_atomic(name, buf, n, 0600, WRITE_NO_REPLACE);
         if (r < 0) {
-                fprintf(stderr, "tinct: dump failed: %s\n", strerror(-r));
+                log_error("dump failed: %s", strerror(-r));
                 return 1;
         }
         fwrite(buf, 1, n, stdout);
-        fprintf(stderr, "Wrote %s\n", name);
+        log_info("Wrote %s", name);
         return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -25,8 +25,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bus-client.h"
+#include "bus-call.h"
+#include "bus-print.h"
 #include "icc-info.h"
+#include "log.h"
 #include "names.h"
 #include "fileio.h"
 #include "verbs.h"
@@ -80,12 +82,12 @@ static int parse_file(const char *path, IccInfo **ret) {
         size_t size = 0;
         int r = read_file_capped(path, TOOL_MAX_FILE, 0, &data, &size, NULL);
         if (r < 0) {
-                fprintf(stderr, "tinct: cannot read %s: %s\n", path, strerror(-r));
+                log_error("cannot read %s: %s", path, strerror(-r));
                 return r;
         }
         r = icc_info_parse_flags(data, size, ICC_INFO_SKIP_WARNINGS, ret, &error);
         if (r < 0)
-                fprintf(stderr, "tinct: %s is not a usable ICC profile: %s\n", path, error ? error : strerror(-r));
+                log_error("%s is not a usable ICC profile: %s", path, error ? error : strerror(-r));
         return r;
 }
 
@@ -98,8 +100,7 @@ static int find_quietly(sd_bus *bus, const char *member, const char *arg, char *
         if (r < 0) {
                 if (sd_bus_error_has_name(&error, CM_IFACE ".NotFound"))
                         return 0;
-                fprintf(stderr, "tinct: %s: %s\n", error.name ? error.name : member,
-                        error.message ? error.message : strerror(-r));
+                log_error("%s: %s", error.name ? error.name : member, error.message ? error.message : strerror(-r));
                 return r;
         }
         r = sd_bus_message_read(reply, "o", &p);
@@ -121,12 +122,15 @@ static int import_file(sd_bus *bus, Run *s) {
         fd = open(s->file, O_RDONLY | O_CLOEXEC);
         if (fd < 0) {
                 r = -errno;
-                fprintf(stderr, "tinct: cannot open %s: %s\n", s->file, strerror(-r));
+                log_error("cannot open %s: %s", s->file, strerror(-r));
                 return r;
         }
         r = bus_new_method_call(bus, CM_PATH, CM_IFACE, "CreateProfileWithFd", &m);
-        if (r >= 0 && (r = sd_bus_message_append(m, "ssha{ss}", id, "disk", fd, 1, "Filename", s->file)) < 0)
-                bus_log_create_error(r);
+        if (r >= 0) {
+                r = sd_bus_message_append(m, "ssha{ss}", id, "disk", fd, 1, "Filename", s->file);
+                if (r < 0)
+                        bus_log_create_error(r);
+        }
         close(fd); /* sd-bus has its own duplicate */
         if (r < 0)
                 return r;
@@ -177,12 +181,26 @@ static int create_device(sd_bus *bus, const char *id, const char *kind, const ch
         r = bus_new_method_call(bus, CM_PATH, CM_IFACE, "CreateDevice", &m);
         if (r < 0)
                 return r;
-        if ((r = sd_bus_message_append(m, "ss", id, "disk")) < 0 ||
-            (r = sd_bus_message_open_container(m, 'a', "{ss}")) < 0 ||
-            (r = append_pair(m, "Kind", kind)) < 0 || (r = append_pair(m, "Mode", "virtual")) < 0 ||
-            (r = append_pair(m, "Colorspace", streq_ptr(colorspace, "unknown") ? NULL : colorspace)) < 0 ||
-            (r = append_pair(m, "Vendor", vendor)) < 0 || (r = append_pair(m, "Model", model)) < 0 ||
-            (r = sd_bus_message_close_container(m)) < 0)
+        r = sd_bus_message_append(m, "ss", id, "disk");
+        if (r < 0)
+                return bus_log_create_error(r);
+        r = sd_bus_message_open_container(m, 'a', "{ss}");
+        if (r < 0)
+                return bus_log_create_error(r);
+        const char *const pairs[][2] = {
+                { "Kind", kind },
+                { "Mode", "virtual" },
+                { "Colorspace", streq_ptr(colorspace, "unknown") ? NULL : colorspace },
+                { "Vendor", vendor },
+                { "Model", model },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(pairs); i++) {
+                r = append_pair(m, pairs[i][0], pairs[i][1]);
+                if (r < 0)
+                        return bus_log_create_error(r);
+        }
+        r = sd_bus_message_close_container(m);
+        if (r < 0)
                 return bus_log_create_error(r);
         r = bus_call_message(bus, m, &reply);
         if (r < 0)
@@ -234,7 +252,7 @@ static int make_virtual_device(sd_bus *bus, Run *s, const char *kind) {
                 return r;
         const char *profile_id = bus_value_get_string(prof->properties, "ProfileId");
         if (isempty(profile_id)) {
-                fprintf(stderr, "tinct: profile %s has no ProfileId\n", s->profile);
+                log_error("profile %s has no ProfileId", s->profile);
                 return -EBADMSG;
         }
         if (asprintf(&id, VIRTUAL_ID_PREFIX "%s", profile_id) < 0)
@@ -243,7 +261,8 @@ static int make_virtual_device(sd_bus *bus, Run *s, const char *kind) {
         if (r < 0)
                 return r;
         if (r > 0) {
-                fprintf(stderr, "tinct: device '%s' already exists (%s); delete it first with 'tinct delete-device %s'\n",
+                log_error(
+                        "device '%s' already exists (%s); delete it first with 'tinct delete-device %s'",
                         id, existing, id);
                 return -EEXIST;
         }
@@ -261,7 +280,7 @@ static int make_virtual_device(sd_bus *bus, Run *s, const char *kind) {
         const char *scope = bus_value_get_string(prof->properties, "Scope");
         const BusValue *sys = bus_value_get(prof->properties, "IsSystemWide");
         if (!streq_ptr(scope, "disk") && !(sys && sys->type == BUS_VALUE_BOOLEAN && sys->boolean))
-                fprintf(stderr, "tinct: note: profile %s has scope %s; after a restart it must be registered again\n",
+                log_notice("note: profile %s has scope %s; after a restart it must be registered again",
                         profile_id, strempty(scope));
         return 0;
 }
@@ -291,17 +310,18 @@ int verb_create_virtual_device(Invocation *inv) {
         if (stat(s.arg, &st) == 0 || (!is_object && (strchr(s.arg, '/') || has_icc_suffix(s.arg)))) {
                 s.file = realpath(s.arg, NULL);
                 if (!s.file) {
-                        fprintf(stderr, "tinct: cannot read %s: %m\n", s.arg);
+                        log_error_errno(errno, "cannot read %s: %m", s.arg);
                         return EXIT_FAILURE;
                 }
-                if (parse_file(s.file, &s.info) < 0)
+                r = parse_file(s.file, &s.info);
+                if (r < 0)
                         return EXIT_FAILURE;
         }
 
         r = make_virtual_device(bus, &s, kind_of(inv));
         if (r < 0) {
                 roll_back(bus, &s);
-                return EXIT_FAILURE;
+                return bus_exit_status(r);
         }
-        return bus_print_object(bus, BUS_OBJECT_DEVICE, s.device, inv->opts.json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        return bus_exit_status(bus_print_object(bus, BUS_OBJECT_DEVICE, s.device, inv->opts.json));
 }

@@ -15,13 +15,8 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "cm-names.h"
 #include "macro.h"
-
-#define CM_SERVICE "org.freedesktop.ColorManager"
-#define CM_PATH "/org/freedesktop/ColorManager"
-#define CM_IFACE "org.freedesktop.ColorManager"
-#define CM_IFACE_DEVICE "org.freedesktop.ColorManager.Device"
-#define CM_IFACE_PROFILE "org.freedesktop.ColorManager.Profile"
 
 typedef struct CmClient CmClient;
 

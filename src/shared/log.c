@@ -8,9 +8,14 @@
 
 static int max_level = LOG_INFO;
 static const char *program_name = "tinctd";
+static bool show_level = true;
 
 void log_set_program_name(const char *name) {
         program_name = name;
+}
+
+void log_set_show_level(bool show) {
+        show_level = show;
 }
 
 void log_set_max_level(int level) {
@@ -44,8 +49,10 @@ int log_internal(int level, int error, const char *file, int line, const char *f
 
         if (max_level >= LOG_DEBUG)
                 fprintf(stderr, "%s[%s] %s:%d: %s\n", program_name, prefix[level & 7], file, line, buf);
-        else
+        else if (show_level)
                 fprintf(stderr, "%s[%s]: %s\n", program_name, prefix[level & 7], buf);
+        else
+                fprintf(stderr, "%s: %s\n", program_name, buf);
 
         errno = saved_errno;
         return -error;

@@ -3,12 +3,16 @@
  * parsers (src/edid, src/icc) never log: they return errors to their callers. */
 #pragma once
 
+#include <stdbool.h>
 #include <syslog.h>
 #include "macro.h"
 
 void log_set_max_level(int level);
 /* The name each line starts with ("tinctd" unless set); the string must outlive the logger. */
 void log_set_program_name(const char *name);
+/* Whether lines name their level ("tinctd[error]: ..."; the default) or not ("tinct: ...",
+ * as a command-line tool's messages read). Debug lines always do. */
+void log_set_show_level(bool show);
 int log_get_max_level(void);
 
 /* Logs and returns -abs(error), so it can be used as `return log_error_errno(r, ...)`.
