@@ -28,7 +28,9 @@
 #define MARGIN_TOP 50.0
 #define MARGIN_BOTTOM 80.0
 #define LEGEND_GAP 40.0
-#define LEGEND_WIDTH 360.0
+#define LEGEND_SAMPLE 56.0  /* px before a legend row's text: the sample of the stroke */
+/* Room for the longest row (a label of LEGEND_MAX_CHARS) and a margin. */
+#define LEGEND_WIDTH (LEGEND_SAMPLE + LEGEND_MAX_CHARS * FONT * CHAR_WIDTH + 20)
 
 /* The diagram's frame: its coordinate ranges and the px per unit. */
 typedef struct Frame {
@@ -205,7 +207,7 @@ static void write_triangle(FILE *f, const Frame *fr, const GamutPoint xy[3], con
 
 /* One legend row: its box, a sample of the stroke, the text. */
 static void write_legend_row(FILE *f, double x, double y, const char *stroke_attrs, const char *text) {
-        double w = 56 + text_chars(text) * FONT * CHAR_WIDTH;
+        double w = LEGEND_SAMPLE + text_chars(text) * FONT * CHAR_WIDTH;
         fprintf(f, "<g class=\"legend-entry\">\n<rect class=\"legend-box\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
                    "height=\"%.1f\" fill=\"white\" stroke=\"#d0d0d0\"/>\n", x, y, w, LEGEND_BOX);
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" %s/>\n", x + 8, y + LEGEND_BOX / 2, x + 44,
@@ -253,7 +255,7 @@ static void write_svg(FILE *f, const Frame *fr, const GamutSvgEntry *entries, si
         fprintf(f, "<g class=\"legend-entry\">\n<rect class=\"legend-box\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
                    "height=\"%.1f\" fill=\"white\" stroke=\"#d0d0d0\"/>\n<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\"/>\n"
                    "<text x=\"%.1f\" y=\"%.1f\">D65 white</text>\n</g>\n", legend_x, y,
-                56 + 9 * FONT * CHAR_WIDTH, LEGEND_BOX, legend_x + 26, y + LEGEND_BOX / 2, legend_x + 50,
+                LEGEND_SAMPLE + 9 * FONT * CHAR_WIDTH, LEGEND_BOX, legend_x + 26, y + LEGEND_BOX / 2, legend_x + 50,
                 y + LEGEND_BOX / 2 + FONT / 3);
         y += LEGEND_ROW;
         for (size_t i = 0; i < ELEMENTSOF(reference_dashes); i++, y += LEGEND_ROW) {

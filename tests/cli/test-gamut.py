@@ -102,6 +102,9 @@ def check_diagram(root, kind):
     check(not any(overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:]),
           "%s: legend boxes do not overlap" % kind)
     check(not any(overlap(a, plot) for a in boxes), "%s: the legend is outside the plot" % kind)
+    width, height = float(root.get("width")), float(root.get("height"))
+    check(all(0 <= b[0] and b[2] <= width and 0 <= b[1] and b[3] <= height for b in boxes),
+          "%s: the legend is inside the picture (%g x %g)" % (kind, width, height))
     # Diagram coordinates back from the tick labels 0.0 and 0.1 of each axis.
     tx = {e.text: float(e.get("data-at")) for e in by_class(root, "text", "tick-x")}
     ty = {e.text: float(e.get("data-at")) for e in by_class(root, "text", "tick-y")}
@@ -136,7 +139,11 @@ with tempfile.TemporaryDirectory() as tmp:
     if len(polygons) != 1 + 4 + 2:
         failures.append("SVG: %d polygons, want locus + 4 references + 2 profiles" % len(polygons))
     check_diagram(root, "xy")
-    r = subprocess.run([tinct, "gamut", SRGB, ADOBE, "--uv", "--svg", svg], capture_output=True, text=True)
+    # A long file name with markup characters: the legend shortens it and the XML escapes it.
+    long_name = os.path.join(tmp, "a-profile-with-a-very-long-file-name-for-the-legend <&>.icc")
+    with open(ADOBE, "rb") as src, open(long_name, "wb") as dst:
+        dst.write(src.read())
+    r = subprocess.run([tinct, "gamut", SRGB, long_name, "--uv", "--svg", svg], capture_output=True, text=True)
     if r.returncode != 0:
         failures.append("--uv --svg: exit %d %s" % (r.returncode, r.stderr))
     check_diagram(ET.parse(svg).getroot(), "uv")
