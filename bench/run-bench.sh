@@ -103,6 +103,9 @@ read -r -t 30 DBUS_SYSTEM_BUS_ADDRESS <"$TMP/bus.addr" || { log "dbus-daemon gav
 export DBUS_SYSTEM_BUS_ADDRESS
 log "private bus at $DBUS_SYSTEM_BUS_ADDRESS"
 
+# No step waits without a limit: the start-ups have tinct-bench-startup's --timeout, and each
+# run of the load generator this many seconds (a full colord run takes about 10 minutes).
+LOAD_LIMIT=1800
 if [ "$QUICK" = 1 ]; then
         PROFILE_COUNTS="0 1000"
         SIZES=10,1000
@@ -152,13 +155,13 @@ run_daemon() {
         mkdir -p "$TMP/state-$name-load"
         "$STARTUP" --daemon "$name" --binary "$binary" --state-dir "$TMP/state-$name-load" --profile-dir "$TMP/icc-0" \
                 --expect 0 --key load --log "$TMP/$name.log" -- \
-                "$LOAD" --devices "$SIZES" --mutations "${LOAD_ARGS[@]}" >>"$out"
+                timeout "$LOAD_LIMIT" "$LOAD" --devices "$SIZES" --mutations "${LOAD_ARGS[@]}" >>"$out"
 
         log "$name: RSS across $CYCLES CreateDevice/DeleteDevice cycles (twice)"
         mkdir -p "$TMP/state-$name-rss"
         "$STARTUP" --daemon "$name" --binary "$binary" --state-dir "$TMP/state-$name-rss" --profile-dir "$TMP/icc-0" \
                 --expect 0 --key rss --log "$TMP/$name.log" -- \
-                "$LOAD" --devices 10 --no-latency --clients "" --rss-cycles "$CYCLES" >>"$out"
+                timeout "$LOAD_LIMIT" "$LOAD" --devices 10 --no-latency --clients "" --rss-cycles "$CYCLES" >>"$out"
         cp "$TMP/$name.log" "$RESULTS/daemon-$name.log"
 }
 
