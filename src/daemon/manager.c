@@ -17,6 +17,7 @@
 #include "log.h"
 #include "names.h"
 #include "parser.h"
+#include "profile-claim.h"
 #include "profile-scan.h"
 #include "profile-warnings.h"
 #include "profile.h"
@@ -239,6 +240,32 @@ Profile *manager_find_profile_by_filename(Manager *m, const char *filename) {
                         return p;
         }
         return NULL;
+}
+
+Profile *manager_find_profile_by_filename_for(Manager *m, const char *filename, uid_t uid) {
+        Profile *own_claim = NULL, *p;
+        if (filename[0] == '/') {
+                for (p = chain_index_first(&m->profiles_by_filename, filename); p;
+                     p = chain_index_next(&m->profiles_by_filename, p)) {
+                        if (!p->filename_claimed)
+                                return p;
+                        if (!own_claim && profile_filename_answers(p, uid))
+                                own_claim = p;
+                }
+                return own_claim;
+        }
+        LIST_FOREACH(&m->profiles, p, Profile, link) {
+                if (!p->filename)
+                        continue;
+                const char *base = strrchr(p->filename, '/');
+                if (!streq(base ? base + 1 : p->filename, filename))
+                        continue;
+                if (!p->filename_claimed)
+                        return p;
+                if (!own_claim && profile_filename_answers(p, uid))
+                        own_claim = p;
+        }
+        return own_claim;
 }
 
 /* colord §5.5 B, rules 1-3, for one candidate pair. */

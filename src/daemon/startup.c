@@ -12,6 +12,7 @@
 #include "display.h"
 #include "log.h"
 #include "names.h"
+#include "profile-claim.h"
 #include "profile-load.h"
 #include "profile-scan.h"
 #include "profile.h"
@@ -87,6 +88,7 @@ static void restore_disk_profiles(Manager *m) {
                         log_warning("Stored profile %s not restored: %s", l[i].id, error.message ?: strerror(-r));
                         continue;
                 }
+                profile_claim_check_restored(p, p->owner == 0 || p->owner == m->daemon_uid);
                 if (manager_find_profile_by_path(m, p->path) || manager_add_profile(m, p, false) < 0) {
                         log_warning("Failed to restore profile %s", l[i].id);
                         continue;

@@ -21,7 +21,7 @@
 
 extern char **environ;
 
-static Harness *H _unused_; /* for the callbacks running as nobody */
+static Harness *H; /* for the callbacks running as nobody */
 
 /* --- a parser that cannot start --------------------------------------------------- */
 
@@ -121,7 +121,191 @@ static void test_parser_missing(void) {
         assert_se(!strstr(text, "a.icc") && !strstr(text, "b.icc"));
 }
 
+/* --- CreateProfileWithFd's Filename -------------------------------------------------- */
+
+/* Files of one run: a directory every user may enter with nobody's readable copy of a
+ * profile and a root-only file; and a path the daemon cannot stat (`unseen`). */
+typedef struct Claims {
+        char *dir;
+        char *copy;    /* nobody's own readable copy */
+        char *secret;  /* root's, mode 0600 */
+        char *unseen;  /* a profile path the daemon cannot check */
+        char *held;    /* an unseen path that root's profile will hold */
+        const char *suffix; /* makes ids unique per run */
+        bool restarted;     /* only the disk profile is left */
+} Claims;
+
+static int create_fd_as_caller(sd_bus *bus, const Claims *c, const char *id, const char *filename,
+                               const char *scope, sd_bus_error *e, char **ret_path) {
+        _cleanup_close_ int fd = open(c->copy, O_RDONLY | O_CLOEXEC);
+        assert_se(fd >= 0);
+        int r;
+        _cleanup_free_ char *full = xasprintf("%s-%s", id, c->suffix);
+        *ret_path = harness_create_profile_fd(bus, full, scope, fd, KV("Filename", filename), e, &r);
+        return r;
+}
+
+static char *lookup(sd_bus *bus, const char *filename) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        char *p = find_by(bus, "FindProfileByFilename", filename, &e);
+        if (!p)
+                assert_bus_error(-1, &e, CM_ERR "NotFound");
+        return p;
+}
+
+static int nobody_claims(sd_bus *bus, void *userdata) {
+        const Claims *c = userdata;
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_free_ char *lie = NULL, *honest = NULL, *claim = NULL, *held = NULL;
+
+        /* a lie the daemon can see through: refused, nothing made */
+        int r = create_fd_as_caller(bus, c, "claim-lie", c->secret, "normal", &e, &lie);
+        assert_bus_error(r, &e, CM_ERR "InputInvalid");
+        assert_se(strstr(e.message, c->secret));
+        sd_bus_error_free(&e);
+        _cleanup_free_ char *none = lookup(bus, c->secret);
+        assert_se(!none);
+
+        /* an honest claim: the caller's own readable copy */
+        r = create_fd_as_caller(bus, c, "claim-honest", c->copy, "normal", &e, &honest);
+        assert_bus_ok(r, &e);
+
+        /* one the daemon cannot check: accepted as nobody's claim, answering nobody */
+        r = create_fd_as_caller(bus, c, "claim-unseen", c->unseen, "disk", &e, &claim);
+        assert_bus_ok(r, &e);
+        _cleanup_free_ char *mine = lookup(bus, c->unseen);
+        assert_streq(mine, claim);
+        _cleanup_free_ char *fn = harness_get_string(bus, claim, CM_PROFILE_IFACE, "Filename");
+        assert_streq(fn, c->unseen);
+
+        /* a claim of the path root's profile holds: made, but never shadows root's */
+        r = create_fd_as_caller(bus, c, "claim-held", c->held, "normal", &e, &held);
+        assert_bus_ok(r, &e);
+        return 0;
+}
+
+static int nobody_looks_up(sd_bus *bus, void *userdata) {
+        const Claims *c = userdata;
+        _cleanup_free_ char *mine = lookup(bus, c->unseen), *held = lookup(bus, c->held);
+        _cleanup_free_ char *want = xasprintf(PROF_PATH("claim_unseen_%s_nobody_65534"), c->suffix);
+        assert_streq(mine, want);
+        if (c->restarted)
+                return 0;
+        /* the checked (root's) profile wins over nobody's own claim of the same path */
+        _cleanup_free_ char *root_held = xasprintf(PROF_PATH("claim_root_held_%s"), c->suffix);
+        assert_streq(held, root_held);
+        return 0;
+}
+
+static void run_claims(Harness *h, Claims *c) {
+        H = h;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = harness_connect(h);
+        _cleanup_free_ char *icc = harness_corpus_file("colord-tests--ibm-t61.icc");
+        _cleanup_free_ char *cmd = xasprintf("install -m 0644 '%s' '%s' && printf secret > '%s' && chmod 0600 '%s'",
+                                             icc, c->copy, c->secret, c->secret);
+        assert_se(system(cmd) == 0);
+
+        /* root holds c->held first: root's word stands where nothing can be checked */
+        _cleanup_close_ int fd = open(c->copy, O_RDONLY | O_CLOEXEC);
+        assert_se(fd >= 0);
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r;
+        _cleanup_free_ char *root_id = xasprintf("claim-root-held-%s", c->suffix);
+        _cleanup_free_ char *root_held = harness_create_profile_fd(bus, root_id, "normal", fd, KV("Filename", c->held),
+                                                                   &e, &r);
+        assert_bus_ok(r, &e);
+
+        assert_se(harness_run_as_nobody(h, nobody_claims, c) == 0);
+
+        /* root: nobody's lie and nobody's unchecked claim answer nothing; the honest one does */
+        _cleanup_free_ char *lie = lookup(bus, c->secret), *unseen = lookup(bus, c->unseen);
+        assert_se(!lie && !unseen);
+        _cleanup_free_ char *honest = lookup(bus, c->copy);
+        _cleanup_free_ char *want_honest = xasprintf(PROF_PATH("claim_honest_%s_nobody_65534"), c->suffix);
+        assert_streq(honest, want_honest);
+        _cleanup_free_ char *held = lookup(bus, c->held);
+        assert_streq(held, root_held);
+        /* the base name alone follows the same rule */
+        const char *base = strrchr(c->unseen, '/') + 1;
+        _cleanup_free_ char *by_base = lookup(bus, base);
+        assert_se(!by_base);
+        assert_se(harness_run_as_nobody(h, nobody_looks_up, c) == 0);
+
+        /* a disk claim stays a claim after a restart (the daemon has no fd to check then) */
+        assert_se(harness_restart_daemon(h) == 0);
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus2 = harness_connect(h);
+        _cleanup_free_ char *after = lookup(bus2, c->unseen);
+        assert_se(!after);
+        c->restarted = true;
+        assert_se(harness_run_as_nobody(h, nobody_looks_up, c) == 0);
+}
+
+static Claims *claims_new(const char *suffix) {
+        Claims *c = calloc(1, sizeof *c);
+        assert_se(c);
+        c->dir = strdup("/tmp/tinct-claims-XXXXXX");
+        assert_se(c->dir && mkdtemp(c->dir) && chmod(c->dir, 0755) == 0);
+        c->copy = xasprintf("%s/mine.icc", c->dir);
+        c->secret = xasprintf("%s/secret", c->dir);
+        c->suffix = suffix;
+        return c;
+}
+
+static void claims_free(Claims *c) {
+        _cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", c->dir);
+        assert_se(system(cmd) == 0);
+        free(c->dir);
+        free(c->copy);
+        free(c->secret);
+        free(c->unseen);
+        free(c->held);
+        free(c);
+}
+
+/* tinctd as root sees every file; a path below a directory that does not exist is one it
+ * cannot check (ENOENT), as a confined daemon cannot check a home directory. */
+static void test_claims_root_daemon(void) {
+        _cleanup_harness_ Harness *h = harness_start(&(HarnessOptions) { .polkit = "allow" });
+        SKIP_ON_COLORD(h, "colord believes any Filename");
+        Claims *c = claims_new("r");
+        c->unseen = xasprintf("%s/gone/home/alice/icc/alice.icc", c->dir);
+        c->held = xasprintf("%s/gone/home/root/held.icc", c->dir);
+        run_claims(h, c);
+        claims_free(c);
+}
+
+/* A system account that is neither root nor nobody (as test-confined.c picks it). */
+static uid_t system_account(void) {
+        static const char *const names[] = { "daemon", "backup", "www-data", "list", NULL };
+        for (const char *const *n = names; *n; n++) {
+                struct passwd *pw = getpwnam(*n);
+                if (pw && pw->pw_uid != 0 && pw->pw_uid != 65534)
+                        return pw->pw_uid;
+        }
+        return 0;
+}
+
+/* As production runs it: tinctd as its own user, and a directory it may not read (mode
+ * 0700, root's), like another user's home. */
+static void test_claims_confined_daemon(void) {
+        if (streq_ptr(getenv("TINCT_TEST_DAEMON"), "colord") || getenv("TINCT_DAEMON_WRAPPER") || geteuid() != 0 ||
+            system("unshare -m true") != 0 || system_account() == 0) {
+                fprintf(stderr, "    (skipped: needs root, a mount namespace, a system account, no wrapper)\n");
+                return;
+        }
+        _cleanup_harness_ Harness *h = harness_start(&(HarnessOptions) { .polkit = "allow", .confined_uid = system_account() });
+        Claims *c = claims_new("c");
+        _cleanup_free_ char *closed = xasprintf("%s/closed", c->dir);
+        assert_se(mkdir(closed, 0700) == 0);
+        c->unseen = xasprintf("%s/alice.icc", closed);
+        c->held = xasprintf("%s/held.icc", closed);
+        run_claims(h, c);
+        claims_free(c);
+}
+
 int main(void) {
         RUN(test_parser_missing);
+        RUN(test_claims_root_daemon);
+        RUN(test_claims_confined_daemon);
         return 0;
 }
