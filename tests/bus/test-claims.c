@@ -303,8 +303,58 @@ static void test_claims_confined_daemon(void) {
         claims_free(c);
 }
 
+/* --- file names that are not UTF-8 ------------------------------------------------- */
+
+#define BAD_NAME "bad\xff\xfeutf8.icc"
+#define NEWLINE_NAME "new\nline.icc"
+
+/* Debian's colormgr lists every profile with every property (tests/compat/). */
+static int colormgr_lists(sd_bus *bus, void *userdata) {
+        return system("colormgr get-profiles >/dev/null") == 0 ? 0 : -1;
+}
+
+static void getall_works(sd_bus *bus, const char *path) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r = harness_call(bus, path, "org.freedesktop.DBus.Properties", "GetAll", &e, &reply, "s", CM_PROFILE_IFACE);
+        assert_bus_ok(r, &e);
+}
+
+static void test_names_not_utf8(void) {
+        _cleanup_harness_ Harness *h = harness_start(&(HarnessOptions) { .polkit = "allow" });
+        SKIP_ON_COLORD(h, "colord lists such a file and breaks GetAll");
+        _cleanup_free_ char *t61 = harness_corpus_file("colord-tests--ibm-t61.icc");
+        _cleanup_free_ char *srgb = harness_corpus_file("colord-data--sRGB.icc");
+        harness_install_profile(h, t61, BAD_NAME);
+        harness_install_profile(h, srgb, NEWLINE_NAME);
+        /* read at start-up, and again by the directory watch after a restart's scan */
+        assert_se(harness_restart_daemon(h) == 0);
+
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = harness_connect(h);
+        _cleanup_strv_free_ char **profiles = harness_call_strv(bus, CM_PATH, CM_IFACE, "GetProfiles", NULL);
+        bool newline_seen = false;
+        STRV_FOREACH(p, profiles) {
+                getall_works(bus, *p);
+                _cleanup_free_ char *fn = harness_get_string(bus, *p, CM_PROFILE_IFACE, "Filename");
+                assert_se(!strstr(fn, "\xff"));
+                if (strstr(fn, NEWLINE_NAME))
+                        newline_seen = true;
+        }
+        /* a newline is valid UTF-8: that file is served, its name as it is */
+        assert_se(newline_seen);
+        /* the other is skipped (logged): sd-bus cannot send its name */
+        assert_se(strv_length(profiles) == 1);
+
+        if (access("/usr/bin/colormgr", X_OK) == 0) {
+                assert_se(system("colormgr get-profiles >/dev/null") == 0);
+                assert_se(harness_run_as_nobody(h, colormgr_lists, NULL) == 0);
+        } else
+                fprintf(stderr, "    (colormgr not installed: its part skipped)\n");
+}
+
 int main(void) {
         RUN(test_parser_missing);
+        RUN(test_names_not_utf8);
         RUN(test_claims_root_daemon);
         RUN(test_claims_confined_daemon);
         return 0;
