@@ -19,6 +19,7 @@
 #include "sensor-sim.h"
 #include "sensor.h"
 #include "udev.h"
+#include "utf8.h"
 
 static char *read_dmi(Manager *m, const char *name) {
         char path[4096], buf[256];
@@ -37,7 +38,15 @@ static char *read_dmi(Manager *m, const char *name) {
         size_t len = strlen(buf);
         while (len > 0 && buf[len - 1] == ' ')
                 buf[--len] = 0;
-        return len > 0 ? strdup(buf) : NULL;
+        if (len == 0)
+                return NULL;
+        /* SystemVendor/SystemModel go on the bus, which carries UTF-8 only. */
+        if (!utf8_is_valid(buf, len)) {
+                char shown[sizeof buf * 4];
+                utf8_escape(buf, shown, sizeof shown);
+                return strdup(shown);
+        }
+        return strdup(buf);
 }
 
 static char *first_dmi(Manager *m, const char *const *names) {

@@ -352,9 +352,35 @@ static void test_names_not_utf8(void) {
                 fprintf(stderr, "    (colormgr not installed: its part skipped)\n");
 }
 
+/* DMI strings are bytes from sysfs (a fake tree here, --sysfs-root): SystemVendor and
+ * SystemModel are escaped when they are not UTF-8, and the manager's GetAll works. */
+static void test_dmi_not_utf8(void) {
+        char root[] = "/tmp/tinct-claims-dmi-XXXXXX";
+        assert_se(mkdtemp(root));
+        _cleanup_free_ char *cmd = xasprintf("mkdir -p '%s/sys/class/dmi/id' && printf 'Vend\\377or\\n' > '%s/sys/class/dmi/id/sys_vendor'"
+                                             " && printf 'Mod\\376el\\n' > '%s/sys/class/dmi/id/product_name'", root, root, root);
+        assert_se(system(cmd) == 0);
+        const char *const args[] = { "--sysfs-root", root, NULL };
+        _cleanup_harness_ Harness *h = harness_start(&(HarnessOptions) { .polkit = "allow", .extra_args = args });
+        if (!harness_is_colord(h)) {
+                _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = harness_connect(h);
+                _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+                int r = harness_call(bus, CM_PATH, "org.freedesktop.DBus.Properties", "GetAll", &e, &reply, "s", CM_IFACE);
+                assert_bus_ok(r, &e);
+                _cleanup_free_ char *vendor = harness_get_string(bus, CM_PATH, CM_IFACE, "SystemVendor");
+                _cleanup_free_ char *model = harness_get_string(bus, CM_PATH, CM_IFACE, "SystemModel");
+                assert_streq(vendor, "Vend\\xffor");
+                assert_streq(model, "Mod\\xfeel");
+        }
+        _cleanup_free_ char *rm = xasprintf("rm -rf '%s'", root);
+        assert_se(system(rm) == 0);
+}
+
 int main(void) {
         RUN(test_parser_missing);
         RUN(test_names_not_utf8);
+        RUN(test_dmi_not_utf8);
         RUN(test_claims_root_daemon);
         RUN(test_claims_confined_daemon);
         return 0;
