@@ -11,6 +11,7 @@
 
 #include "daemon-dbus.h"
 #include "log.h"
+#include "parser.h"
 #include "polkit.h"
 
 #define DEFAULT_STATE_DIR "/var/lib/tinct"
@@ -230,6 +231,11 @@ int main(int argc, char **argv) {
         r = manager_new(&cfg, &m);
         if (r < 0)
                 return log_error_errno(r, "Failed to allocate: %m"), EXIT_FAILURE;
+        /* Started now, not on the first file: a parser that cannot start at all is one
+         * start-up error naming its path, not a daemon that is "Ready" without profiles. */
+        r = parser_start(m->parser);
+        if (r < 0)
+                return EXIT_FAILURE;
 
         sigset_t mask;
         sigemptyset(&mask);

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "names.h"
 #include "polkit.h"
+#include "profile-claim.h"
 #include "profile-load.h"
 #include "profile.h"
 #include "sensor.h"
@@ -168,7 +169,11 @@ static int method_find_profile_by_id(sd_bus_message *msg, void *userdata, sd_bus
 }
 
 static int reply_profile_by_filename(Manager *m, sd_bus_message *msg, const char *filename, sd_bus_error *error) {
-        Profile *p = manager_find_profile_by_filename(m, filename);
+        Client *c;
+        int r = caller(m, msg, &c, error);
+        if (r < 0)
+                return r;
+        Profile *p = manager_find_profile_by_filename_for(m, filename, c->uid);
         if (!p)
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_NOT_FOUND, "profile filename '%s' does not exist", filename);
         return sd_bus_reply_method_return(msg, "o", p->path);
@@ -527,7 +532,11 @@ static int create_profile_common(sd_bus_message *msg, Manager *m, Client *c, boo
                     (r = profile_set_property(p, props.entries[i].key, props.entries[i].value, NULL)) < 0)
                         return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "too many properties");
 
-        /* The file: through the passed fd when there is one, else by name. */
+        /* The file: through the passed fd when there is one, else by name. The fd's
+         * Filename is only the caller's word until checked (profile-claim.h). */
+        if (with_fd && fd >= 0 && p->filename &&
+            (r = profile_claim_check_fd(p, fd, c->uid == 0 || c->uid == m->daemon_uid, error)) < 0)
+                return r;
         if (with_fd && fd >= 0)
                 r = profile_load_fd(p, fd, error);
         else if (p->filename) {

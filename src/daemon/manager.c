@@ -17,6 +17,8 @@
 #include "log.h"
 #include "names.h"
 #include "parser.h"
+#include "profile-claim.h"
+#include "utf8.h"
 #include "profile-scan.h"
 #include "profile-warnings.h"
 #include "profile.h"
@@ -241,6 +243,32 @@ Profile *manager_find_profile_by_filename(Manager *m, const char *filename) {
         return NULL;
 }
 
+Profile *manager_find_profile_by_filename_for(Manager *m, const char *filename, uid_t uid) {
+        Profile *own_claim = NULL, *p;
+        if (filename[0] == '/') {
+                for (p = chain_index_first(&m->profiles_by_filename, filename); p;
+                     p = chain_index_next(&m->profiles_by_filename, p)) {
+                        if (!p->filename_claimed)
+                                return p;
+                        if (!own_claim && profile_filename_answers(p, uid))
+                                own_claim = p;
+                }
+                return own_claim;
+        }
+        LIST_FOREACH(&m->profiles, p, Profile, link) {
+                if (!p->filename)
+                        continue;
+                const char *base = strrchr(p->filename, '/');
+                if (!streq(base ? base + 1 : p->filename, filename))
+                        continue;
+                if (!p->filename_claimed)
+                        return p;
+                if (!own_claim && profile_filename_answers(p, uid))
+                        own_claim = p;
+        }
+        return own_claim;
+}
+
 /* colord §5.5 B, rules 1-3, for one candidate pair. */
 static bool metadata_pair_allowed(Manager *m, Device *d, Profile *p) {
         uint64_t ts;
@@ -313,7 +341,24 @@ static void auto_add_for_profile(Manager *m, Profile *p) {
         }
 }
 
+/* The last guard before the bus, which carries UTF-8 only (a string that is not would make
+ * every GetAll of the object fail): the sources escape or skip such bytes themselves
+ * (udev-match.c, profile-scan.c, startup.c); anything that still slips through is refused. */
+static bool strings_are_utf8(const char *const *strings, size_t n, const StrMap *map) {
+        for (size_t i = 0; i < n; i++)
+                if (strings[i] && !utf8_is_valid(strings[i], strlen(strings[i])))
+                        return false;
+        for (size_t i = 0; i < map->n; i++)
+                if (!utf8_is_valid(map->entries[i].key, strlen(map->entries[i].key)) ||
+                    !utf8_is_valid(map->entries[i].value, strlen(map->entries[i].value)))
+                        return false;
+        return true;
+}
+
 int manager_add_device(Manager *m, Device *d) {
+        const char *const strings[] = { d->id, d->model, d->vendor, d->serial, d->colorspace, d->format, d->mode, d->seat };
+        if (!strings_are_utf8(strings, ELEMENTSOF(strings), &d->metadata))
+                return -EILSEQ;
         int r = hashmap_put(m->devices_by_path, d->path, d);
         if (r < 0)
                 return r;
@@ -372,6 +417,9 @@ static void unindex_target(Manager *m, Profile *p) {
 }
 
 int manager_add_profile(Manager *m, Profile *p, bool auto_add) {
+        const char *const strings[] = { p->id, p->filename, p->title, p->qualifier, p->format };
+        if (!strings_are_utf8(strings, ELEMENTSOF(strings), &p->metadata))
+                return -EILSEQ;
         int r = hashmap_put(m->profiles_by_path, p->path, p);
         if (r < 0)
                 return r;

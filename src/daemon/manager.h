@@ -111,6 +111,9 @@ Device *manager_find_device_by_path(Manager *m, const char *path);
 Profile *manager_find_profile_by_id(Manager *m, const char *id);
 Profile *manager_find_profile_by_path(Manager *m, const char *path);
 Profile *manager_find_profile_by_filename(Manager *m, const char *filename);
+/* The same for a caller's lookup: a Filename that is only another user's claim never
+ * answers, and a checked one wins over any claim of the same path (profile-claim.h). */
+Profile *manager_find_profile_by_filename_for(Manager *m, const char *filename, uid_t uid);
 
 /* The object path a device or profile with this id and owner gets (colord §1.1). */
 char *manager_object_path(Manager *m, const char *prefix, const char *id, uid_t owner);

@@ -14,6 +14,7 @@
 #include "icc-info.h"
 #include "fileio.h"
 #include "log.h"
+#include "utf8.h"
 #include "parser.h"
 #include "profile-load.h"
 #include "daemon-dbus.h"
@@ -58,6 +59,13 @@ static bool is_temporary_name(const char *base) {
 /* Parsed facts for a file: from the cache when its identity is unchanged, else parsed and
  * cached. Returns 0 with *ret NULL for files that are not ICC profiles at all. */
 static int load_info(Manager *m, const FileIdentity *f, IccInfo **ret) {
+        /* D-Bus strings are UTF-8: such a Filename would break every listing that reads it.
+         * Skipped, once per appearance (the log escapes the name). */
+        if (!utf8_is_valid(f->path, strlen(f->path))) {
+                log_warning("Skipping %s: its name is not valid UTF-8, which D-Bus cannot carry", f->path);
+                *ret = NULL;
+                return 0;
+        }
         if (store_profile_cache_get(m->store, f->path, f->size, f->mtime_ns, f->inode, ret) >= 0)
                 return 0;
 

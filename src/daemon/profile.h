@@ -24,6 +24,7 @@ struct Profile {
         char *creator;
 
         char *filename;
+        bool filename_claimed; /* the creator's word, not checked (profile-claim.h) */
         struct Profile *same_file_next; /* Manager.profiles_by_filename */
         char *mapping_target;           /* MAPPING_device_id when indexed, Manager.profiles_by_target */
         struct Profile *same_target_next;

@@ -12,12 +12,14 @@
 #include "display.h"
 #include "log.h"
 #include "names.h"
+#include "profile-claim.h"
 #include "profile-load.h"
 #include "profile-scan.h"
 #include "profile.h"
 #include "sensor-sim.h"
 #include "sensor.h"
 #include "udev.h"
+#include "utf8.h"
 
 static char *read_dmi(Manager *m, const char *name) {
         char path[4096], buf[256];
@@ -36,7 +38,15 @@ static char *read_dmi(Manager *m, const char *name) {
         size_t len = strlen(buf);
         while (len > 0 && buf[len - 1] == ' ')
                 buf[--len] = 0;
-        return len > 0 ? strdup(buf) : NULL;
+        if (len == 0)
+                return NULL;
+        /* SystemVendor/SystemModel go on the bus, which carries UTF-8 only. */
+        if (!utf8_is_valid(buf, len)) {
+                char shown[sizeof buf * 4];
+                utf8_escape(buf, shown, sizeof shown);
+                return strdup(shown);
+        }
+        return strdup(buf);
 }
 
 static char *first_dmi(Manager *m, const char *const *names) {
@@ -87,6 +97,7 @@ static void restore_disk_profiles(Manager *m) {
                         log_warning("Stored profile %s not restored: %s", l[i].id, error.message ?: strerror(-r));
                         continue;
                 }
+                profile_claim_check_restored(p, p->owner == 0 || p->owner == m->daemon_uid);
                 if (manager_find_profile_by_path(m, p->path) || manager_add_profile(m, p, false) < 0) {
                         log_warning("Failed to restore profile %s", l[i].id);
                         continue;

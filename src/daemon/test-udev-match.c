@@ -165,6 +165,29 @@ static void test_names(void) {
         assert_se(!udev_sensor_kind_valid(""));
 }
 
+/* Bytes that are not UTF-8 (a fake or broken database, a raw sysfs attribute) reach the bus
+ * escaped, never as they are; valid names are untouched. */
+static void test_not_utf8(void) {
+        UdevMatch m = match(info("syspath=/sys/devices/x/1-\xff", "subsystem=usb", "devnode=/dev/bus/usb/001/007",
+                                 "class=00", "libsane_matched=yes", "ID_VENDOR=Ven\xfe", "ID_MODEL=Mod\xc3",
+                                 "ID_SEAT=seat\xff", NULL));
+        assert_se(m.type == UDEV_MATCH_DEVICE);
+        assert_streq(m.device_id, "sysfs-Ven\\xfe-Mod\\xc3");
+        assert_streq(m.vendor, "Ven\\xfe");
+        assert_streq(m.model, "Mod\\xc3");
+        assert_streq(m.serial, "/sys/devices/x/1-\\xff");
+        assert_streq(m.seat, "seat\\xff");
+        udev_match_done(&m);
+
+        m = match(info("syspath=/sys/devices/y/2-1", "subsystem=usb", "devnode=/dev/bus/usb/002/003",
+                       "COLORD_SENSOR_KIND=colorhug2", "ID_VENDOR=Hughski\xff", "ID_MODEL=ColorHug2",
+                       "ID_SERIAL_SHORT=\xfe" "1", NULL));
+        assert_se(m.type == UDEV_MATCH_SENSOR);
+        assert_streq(m.vendor, "Hughski\\xff");
+        assert_streq(m.serial, "\\xfe1");
+        udev_match_done(&m);
+}
+
 int main(void) {
         test_scanner();
         test_not_scanners();
@@ -172,5 +195,6 @@ int main(void) {
         test_sensor();
         test_not_sensors();
         test_names();
+        test_not_utf8();
         return 0;
 }

@@ -11,6 +11,7 @@
 
 #include "macro.h"
 #include "strv.h"
+#include "utf8.h"
 
 /* colord's sensor kinds (libcolord's string table), enum order; "unknown" is not a kind a sensor can have. */
 static const char *const sensor_kinds[] = {
@@ -68,8 +69,21 @@ void udev_match_done(UdevMatch *m) {
         *m = (UdevMatch) {};
 }
 
+/* udev's database and sysfs attributes are bytes; what goes on the bus must be UTF-8. Valid
+ * strings stay as they are (ids keep matching stored mappings); others are shown as C
+ * escapes (utf8_escape), the same every time, so the device keeps its id. */
+static char *utf8_dup(const char *s) {
+        if (utf8_is_valid(s, strlen(s)))
+                return strdup(s);
+        size_t size = strlen(s) * 4 + 1;
+        char *r = malloc(size);
+        if (r)
+                utf8_escape(s, r, size);
+        return r;
+}
+
 char *udev_clean_name(const char *s) {
-        char *r = strdup(s);
+        char *r = utf8_dup(s);
         if (!r)
                 return NULL;
         for (char *p = r; *p; p++)
@@ -149,7 +163,7 @@ static int match_sensor(const UdevInfo *i, UdevMatch *m) {
                 return 0;
         }
         if (sensor_names(i, m) < 0 || !(m->caps = udev_sensor_caps_parse(udev_info_property(i, "COLORD_SENSOR_CAPS"))) ||
-            !(m->serial = strdup(udev_info_property(i, "ID_SERIAL_SHORT") ?: "")))
+            !(m->serial = utf8_dup(udev_info_property(i, "ID_SERIAL_SHORT") ?: "")))
                 return -ENOMEM;
         m->embedded = udev_info_property(i, "COLORD_SENSOR_EMBEDDED") != NULL;
         m->type = UDEV_MATCH_SENSOR;
@@ -165,14 +179,18 @@ static char *device_id(const UdevInfo *i) {
                 r = asprintf(&id, "sysfs%s%s%s%s", vendor ? "-" : "", strempty(vendor), model ? "-" : "", strempty(model));
         else
                 r = asprintf(&id, "sysfs-%s", i->devnode ?: i->syspath);
-        return r < 0 ? NULL : id;
+        if (r < 0)
+                return NULL;
+        char *valid = utf8_dup(id);
+        free(id);
+        return valid;
 }
 
 static int match_device(const UdevInfo *i, const char *kind, UdevMatch *m) {
         const char *vendor = udev_info_property(i, "ID_VENDOR"), *model = udev_info_property(i, "ID_MODEL");
         m->kind = kind;
-        if (!(m->device_id = device_id(i)) || !(m->serial = strdup(i->syspath)) ||
-            !(m->seat = strdup(udev_info_property(i, "ID_SEAT") ?: "seat0")) ||
+        if (!(m->device_id = device_id(i)) || !(m->serial = utf8_dup(i->syspath)) ||
+            !(m->seat = utf8_dup(udev_info_property(i, "ID_SEAT") ?: "seat0")) ||
             (vendor && !(m->vendor = udev_clean_name(vendor))) || (model && !(m->model = udev_clean_name(model))))
                 return -ENOMEM;
         /* Only cameras say whether they are built in. */

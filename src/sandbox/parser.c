@@ -155,6 +155,12 @@ static int spawn(Parser *p, char **ret_error) {
         return 0;
 }
 
+int parser_start(Parser *p) {
+        if (p->fd >= 0)
+                return 0;
+        return spawn(p, NULL);
+}
+
 /* Waits for the socket until the deadline: 1 ready, 0 timed out, negative errno. */
 static int wait_fd(int fd, short events, uint64_t deadline) {
         for (;;) {

@@ -23,6 +23,10 @@ int parser_new(const char *helper_path, uint64_t timeout_usec, Parser **ret);
 Parser *parser_free(Parser *p);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Parser *, parser_free);
 
+/* Starts the process now unless it runs: a daemon whose parser cannot start at all says so
+ * once at start-up instead of failing every file. The start-up error is logged here. */
+int parser_start(Parser *p);
+
 int parser_icc_info(Parser *p, const void *data, size_t size, IccInfoFlags flags, IccInfo **ret,
                     char **ret_error);
 int parser_icc_warnings(Parser *p, const void *data, size_t size, char ***ret, char **ret_error);

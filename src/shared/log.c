@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "utf8.h"
+
 static int max_level = LOG_INFO;
 static const char *program_name = "tinctd";
 static bool show_level = true;
@@ -47,12 +49,16 @@ int log_internal(int level, int error, const char *file, int line, const char *f
         vsnprintf(buf, sizeof buf, fmt, ap);
         va_end(ap);
 
+        /* One message, one line: a file name with a newline or bytes that are not UTF-8
+         * cannot forge or break lines of the log. */
+        char shown[sizeof buf * 4];
+        utf8_escape(buf, shown, sizeof shown);
         if (max_level >= LOG_DEBUG)
-                fprintf(stderr, "%s[%s] %s:%d: %s\n", program_name, prefix[level & 7], file, line, buf);
+                fprintf(stderr, "%s[%s] %s:%d: %s\n", program_name, prefix[level & 7], file, line, shown);
         else if (show_level)
-                fprintf(stderr, "%s[%s]: %s\n", program_name, prefix[level & 7], buf);
+                fprintf(stderr, "%s[%s]: %s\n", program_name, prefix[level & 7], shown);
         else
-                fprintf(stderr, "%s: %s\n", program_name, buf);
+                fprintf(stderr, "%s: %s\n", program_name, shown);
 
         errno = saved_errno;
         return -error;

@@ -15,6 +15,7 @@
 #include "qualifier.h"
 #include "strv.h"
 #include "tests.h"
+#include "utf8.h"
 
 static void test_hashmap(void) {
         _cleanup_(hashmap_freep) Hashmap *h = hashmap_new();
@@ -286,7 +287,27 @@ static void test_json_lines(void) {
         free(doc);
 }
 
+/* The escape the logger (and anything showing a name on one line) uses. */
+static void test_utf8_escape(void) {
+        char out[64];
+        utf8_escape("plain \xc3\xa9t\xc3\xa9", out, sizeof out);
+        assert_streq(out, "plain \xc3\xa9t\xc3\xa9");
+        utf8_escape("new\nline\ttab\r\x01\x7f", out, sizeof out);
+        assert_streq(out, "new\\nline\\ttab\\r\\x01\\x7f");
+        utf8_escape("bad\xff\xfeutf8.icc", out, sizeof out);
+        assert_streq(out, "bad\\xff\\xfeutf8.icc");
+        /* a truncated sequence, an overlong form: byte by byte */
+        utf8_escape("\xc3 \xc0\xaf", out, sizeof out);
+        assert_streq(out, "\\xc3 \\xc0\\xaf");
+        /* never a partial escape at the end */
+        utf8_escape("ab\xff", out, 5);
+        assert_streq(out, "ab");
+        utf8_escape("x", out, 1);
+        assert_streq(out, "");
+}
+
 int main(void) {
+        test_utf8_escape();
         test_hashmap();
         test_list();
         test_chain_index();
