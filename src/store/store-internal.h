@@ -82,6 +82,7 @@ struct Store {
         sqlite3_stmt *stmts[_STMT_MAX];
         bool in_transaction;      /* store_begin() was called */
         int64_t changes_at_backup; /* sqlite3_total_changes() when the last backup was made */
+        int read_only_error;       /* 0, or the negative errno every write answers (store_open_read_only) */
 };
 
 /* Schema version this build writes; store_open() migrates older files up to it. */

@@ -303,7 +303,18 @@ int store_stmt(Store *s, StoreStatement id, sqlite3_stmt **ret) {
         return 0;
 }
 
+/* A read-only store refuses every statement that would write, before SQLite sees it: its
+ * in-memory copy would accept the write and lose it at exit. */
+static int refuse_write(Store *s, sqlite3_stmt *st) {
+        if (s->read_only_error < 0 && !sqlite3_stmt_readonly(st))
+                return s->read_only_error;
+        return 0;
+}
+
 int store_step_done(Store *s, sqlite3_stmt *st) {
+        int r = refuse_write(s, st);
+        if (r < 0)
+                return r;
         int rc = sqlite3_step(st);
         if (rc == SQLITE_DONE || rc == SQLITE_ROW)
                 return 0;
@@ -312,6 +323,9 @@ int store_step_done(Store *s, sqlite3_stmt *st) {
 }
 
 int store_step_row(Store *s, sqlite3_stmt *st) {
+        int r = refuse_write(s, st);
+        if (r < 0)
+                return r;
         int rc = sqlite3_step(st);
         if (rc == SQLITE_ROW)
                 return 1;
@@ -703,6 +717,8 @@ static int backup_write(Store *s) {
 }
 
 int store_backup(Store *s) {
+        if (s->read_only_error < 0)
+                return 0; /* nothing was changed, and the disk takes no new file */
         if (s->in_transaction || !sqlite3_get_autocommit(s->db))
                 return -EBUSY; /* a backup of half a change is no backup */
         if (sqlite3_total_changes64(s->db) == s->changes_at_backup)
@@ -952,6 +968,156 @@ int store_open_version(const char *state_dir, StoreOpenFlags flags, int max_vers
 
         *ret = TAKE_PTR(s);
         return 0;
+}
+
+/* The URI form of a path for SQLite: '%', '?' and '#' would otherwise end or escape it. */
+static char *uri_of_path(const char *path, const char *query) {
+        size_t n = strlen(path), extra = 0;
+        for (size_t i = 0; i < n; i++)
+                if (strchr("%?#", path[i]))
+                        extra += 2;
+        char *uri = malloc(strlen("file:") + n + extra + strlen(query) + 1);
+        if (!uri)
+                return NULL;
+        char *p = stpcpy(uri, "file:");
+        for (size_t i = 0; i < n; i++)
+                if (strchr("%?#", path[i]))
+                        p += sprintf(p, "%%%02X", (unsigned char) path[i]);
+                else
+                        *p++ = path[i];
+        strcpy(p, query);
+        return uri;
+}
+
+/* Opens the database file without writing anything beside it. SQLite reads a WAL database
+ * read-only only when it can open or create the -shm index; on a read-only or full
+ * filesystem it cannot, and the file is then read as immutable (its -wal, if any, unread:
+ * the log line says so). */
+static int db_open_source_readonly(const char *path, sqlite3 **ret, bool *ret_immutable, char **ret_reason) {
+        _cleanup_free_ char *first_reason = NULL;
+        int r = store_db_open_readonly(path, ret, &first_reason);
+        if (r >= 0 || r == -EBADMSG) {
+                *ret_immutable = false;
+                if (r < 0 && ret_reason)
+                        *ret_reason = TAKE_PTR(first_reason);
+                return r;
+        }
+        _cleanup_free_ char *uri = uri_of_path(path, "?immutable=1");
+        if (!uri)
+                return -ENOMEM;
+        sqlite3 *db = NULL;
+        int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+        if (rc != SQLITE_OK)
+                return db_open_failed(db, rc, ret_reason);
+        db_configure_limits(db);
+        r = db_quick_check(db, ret_reason);
+        if (r < 0) {
+                sqlite3_close_v2(db);
+                return r;
+        }
+        *ret = db;
+        *ret_immutable = true;
+        return 0;
+}
+
+/* Copies what the file holds into the in-memory database. -EPROTONOSUPPORT for a newer
+ * schema; other errors mean nothing could be read (logged). */
+static int read_only_load(Store *s, int *ret_version, bool *ret_immutable) {
+        sqlite3 *src = NULL;
+        _cleanup_free_ char *reason = NULL;
+        int r = db_open_source_readonly(s->db_path, &src, ret_immutable, &reason);
+        if (r < 0)
+                return log_error_errno(r, "Cannot read %s either: %m (%s).", s->db_path, strempty(reason));
+        r = db_user_version(src, ret_version);
+        if (r >= 0 && (*ret_version < 0 || *ret_version > STORE_SCHEMA_VERSION))
+                r = log_error_errno(-EPROTONOSUPPORT, "%s has schema version %d; this build knows up to %d.",
+                                    s->db_path, *ret_version, STORE_SCHEMA_VERSION);
+        if (r >= 0) {
+                sqlite3_backup *b = sqlite3_backup_init(s->db, "main", src, "main");
+                int rc = b ? sqlite3_backup_step(b, -1) : sqlite3_errcode(s->db);
+                int frc = b ? sqlite3_backup_finish(b) : SQLITE_OK;
+                if (rc == SQLITE_DONE)
+                        rc = frc;
+                if (rc != SQLITE_OK)
+                        r = log_error_errno(store_errno(rc) ?: -EIO, "Cannot copy %s into memory: %s", s->db_path,
+                                            sqlite3_errmsg(s->db));
+        }
+        sqlite3_close_v2(src);
+        return r;
+}
+
+int store_open_read_only(const char *state_dir, int write_error, Store **ret) {
+        if (isempty(state_dir) || write_error >= 0)
+                return -EINVAL;
+
+        _cleanup_(store_freep) Store *s = calloc(1, sizeof(Store));
+        if (!s)
+                return -ENOMEM;
+        s->state_dir = strdup(state_dir);
+        s->db_path = path_join(state_dir, STORE_DB_NAME);
+        s->backup_dir = path_join(state_dir, "backups");
+        if (!s->state_dir || !s->db_path || !s->backup_dir)
+                return -ENOMEM;
+
+        /* Everything is served from a copy in memory: no lock, no -shm, nothing written to
+         * the state directory, and the daemon's reads behave as with the real file. */
+        int rc = sqlite3_open_v2(":memory:", &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                                 NULL);
+        if (rc != SQLITE_OK)
+                return store_errno(rc) ?: -ENOMEM;
+        db_configure_limits(s->db);
+        int r = db_exec_text(s->db, "PRAGMA foreign_keys = ON", NULL);
+        if (r < 0)
+                return r;
+
+        int version = 0;
+        bool immutable = false;
+        const char *what = "nothing (no database file)";
+        if (file_exists(s->db_path)) {
+                r = read_only_load(s, &version, &immutable);
+                if (r == -EPROTONOSUPPORT || r == -ENOMEM)
+                        return r;
+                what = r < 0 ? "nothing (the file cannot be read)" :
+                       immutable ? "what the file holds (an unfinished write-ahead log beside it, if any, is not read)" :
+                                   "what the file holds";
+                if (r < 0)
+                        version = 0;
+        }
+        if (version < STORE_SCHEMA_VERSION) {
+                r = store_migrate(s, version, STORE_SCHEMA_VERSION); /* in memory only */
+                if (r < 0)
+                        return r;
+        }
+        s->read_only_error = write_error;
+        s->changes_at_backup = sqlite3_total_changes64(s->db);
+
+        /* The one line that says why nothing will be stored. */
+        log_error("READ-ONLY: %s cannot be written (%s). Serving %s; every change that must be stored is "
+                  "refused with this error until tinctd is restarted with a writable state directory.",
+                  s->db_path, strerror(-write_error), what);
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+bool store_open_error_is_unwritable(int error) {
+        /* -ENOENT: SQLite's "unable to open database file" when it cannot create the -wal or
+         * -shm beside the file. -EIO: what a full disk looks like when the -shm cannot grow. */
+        switch (error) {
+        case -EROFS:
+        case -ENOSPC:
+        case -EDQUOT:
+        case -EIO:
+        case -EACCES:
+        case -EPERM:
+        case -ENOENT:
+                return true;
+        default:
+                return false;
+        }
+}
+
+bool store_is_read_only(const Store *s) {
+        return s->read_only_error < 0;
 }
 
 int store_open_full(const char *state_dir, StoreOpenFlags flags, Store **ret) {

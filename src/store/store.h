@@ -41,6 +41,16 @@ typedef enum StoreOpenFlags {
  * the file was written by a newer schema than this build knows (nothing is changed). */
 int store_open(const char *state_dir, Store **ret);
 int store_open_full(const char *state_dir, StoreOpenFlags flags, Store **ret);
+/* For a daemon whose store_open() failed because the state directory cannot be written
+ * (write_error: -EROFS, -ENOSPC, -EIO, -EACCES, ...): a store that serves what the database
+ * file holds (read without writing anything beside it; a file that cannot be read gives an
+ * empty store) from a copy in memory, and answers every write with write_error. Logs one
+ * line that says so. -EPROTONOSUPPORT for a file of a newer schema, as store_open(). */
+int store_open_read_only(const char *state_dir, int write_error, Store **ret);
+bool store_is_read_only(const Store *s);
+/* Whether a store_open() error is one store_open_read_only() is for: the directory or the
+ * file cannot be written, as opposed to a newer schema or no memory. */
+bool store_open_error_is_unwritable(int error);
 /* Commits a transaction left open by store_begin() (with a warning), then closes. */
 Store *store_free(Store *s);
 

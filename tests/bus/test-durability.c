@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Bus tests of what happens to acknowledged changes when the disk refuses them (issue 19,
+ * "Data that is acknowledged and then lost"), with tinctd's state directory on a real
+ * filesystem that is full or read-only:
+ *  - a full disk while the daemon runs: SetProperty on a disk device, AddProfile("hard"),
+ *    RemoveProfile (and the other calls that store) answer an error and leave the daemon's
+ *    objects as they were; once space is freed the same calls succeed, and after a restart
+ *    every acknowledged change is there. The test prints the figure "acknowledged changes
+ *    lost on a full disk";
+ *  - a start on a read-only state directory, and on a full one: the daemon starts, serves
+ *    the stored devices, profiles and mappings, says once why nothing will be stored, and
+ *    refuses changes that need the store (temp objects still work); nothing is lost.
+ *
+ * The filesystems are real: a 2 MiB tmpfs filled with zeros, a read-only bind mount. Both
+ * live in a private mount namespace of this test (unshare at start), which its children
+ * (the bus, the daemon) share and which goes away with them, so nothing leaks onto the
+ * machine if the test dies. Needs root for mount(2); skipped otherwise. */
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#include "bus-test.h"
+#include "profile-files.h"
+
+static DaemonLog dlog = { .fd = -1 };
+
+static void stop(Harness *h) {
+        int status = harness_stop_daemon(h);
+        daemon_log_flush(&dlog);
+        assert_se(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* Starts the daemon (stopped) on the same state; returns the log of its start-up. */
+static char *start_logged(Harness *h) {
+        assert_se(!harness_daemon_running(h));
+        int saved = daemon_log_begin(&dlog);
+        int status = harness_restart_daemon(h);
+        char *log = daemon_log_end(&dlog, saved);
+        assert_se(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        return log;
+}
+
+static Harness *start_harness(void) {
+        int saved = daemon_log_begin(&dlog);
+        Harness *h = harness_start(&(HarnessOptions) { .polkit = "allow" });
+        free(daemon_log_end(&dlog, saved));
+        return h;
+}
+
+static Harness *finish(Harness *h) {
+        if (harness_daemon_running(h))
+                stop(h);
+        daemon_log_close(&dlog);
+        return harness_stop(h);
+}
+
+/* A 2 MiB tmpfs over the (stopped) daemon's state directory. */
+static void mount_small_tmpfs(Harness *h) {
+        assert_se(!harness_daemon_running(h));
+        if (mount("tmpfs", harness_state_dir(h), "tmpfs", MS_NOSUID | MS_NODEV, "size=2m,mode=0755") < 0) {
+                fprintf(stderr, "mount tmpfs on %s: %m\n", harness_state_dir(h));
+                abort();
+        }
+}
+
+static void unmount_state(Harness *h) {
+        assert_se(!harness_daemon_running(h));
+        assert_se(umount2(harness_state_dir(h), 0) == 0);
+}
+
+/* Writes zeros to STATE/fill until the filesystem says ENOSPC, down to the last byte. */
+static void fill_disk(Harness *h) {
+        _cleanup_free_ char *path = xasprintf("%s/fill", harness_state_dir(h));
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        assert_se(fd >= 0);
+        static const char zeros[65536];
+        size_t chunk = sizeof zeros;
+        for (;;) {
+                ssize_t k = write(fd, zeros, chunk);
+                if (k >= 0)
+                        continue;
+                assert_se(errno == ENOSPC);
+                if (chunk == 1)
+                        break;
+                chunk /= 2;
+        }
+        assert_se(close(fd) == 0);
+}
+
+static void free_disk(Harness *h) {
+        _cleanup_free_ char *path = xasprintf("%s/fill", harness_state_dir(h));
+        assert_se(unlink(path) == 0);
+}
+
+static char *must_find(sd_bus *bus, const char *member, const char *id) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        char *p = find_by(bus, member, id, &e);
+        if (!p) {
+                fprintf(stderr, "%s(%s): %s: %s\n", member, id, strempty(e.name), strempty(e.message));
+                abort();
+        }
+        return p;
+}
+
+static bool has_relation(sd_bus *bus, const char *dev, const char *prof, const char *want) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *rel;
+        if (harness_call(bus, dev, CM_DEVICE_IFACE, "GetProfileRelation", &error, &reply, "o", prof) < 0)
+                return false;
+        assert_se(sd_bus_message_read(reply, "s", &rel) >= 0);
+        return streq(rel, want);
+}
+
+#define N_PROFILES 6
+
+/* The state every scenario starts from: a disk device with a Model and a Metadata key, six
+ * disk profiles, the last three assigned hard. */
+static void make_objects(sd_bus *bus) {
+        _cleanup_free_ char *dev = harness_must_create_device(bus, "durable-dev", "disk", "printer",
+                                                              KV("Model", "Before", "Shelf", "before"));
+        for (int i = 0; i < N_PROFILES; i++) {
+                _cleanup_free_ char *id = xasprintf("durable-p%d", i);
+                _cleanup_free_ char *q = xasprintf("RGB.Plain.%d", i);
+                _cleanup_free_ char *p = harness_must_create_profile(bus, id, "disk", KV("Qualifier", q));
+                if (i >= 3)
+                        must_add_profile(bus, dev, "hard", p);
+        }
+}
+
+/* The ten changes of the issue's measurement: four SetProperty on the disk device, three
+ * AddProfile("hard"), three RemoveProfile. */
+#define N_CHANGES 10
+typedef enum ChangeKind { SET_PROPERTY, ADD_HARD, REMOVE } ChangeKind;
+typedef struct Change {
+        ChangeKind kind;
+        const char *key, *value; /* SET_PROPERTY */
+        int profile;             /* ADD_HARD, REMOVE */
+} Change;
+
+static const Change changes[N_CHANGES] = {
+        { SET_PROPERTY, "Model", "After", 0 },
+        { SET_PROPERTY, "Vendor", "Acme", 0 },
+        { SET_PROPERTY, "Serial", "S-42", 0 },
+        { SET_PROPERTY, "Shelf", "after", 0 },
+        { ADD_HARD, NULL, NULL, 0 },
+        { ADD_HARD, NULL, NULL, 1 },
+        { ADD_HARD, NULL, NULL, 2 },
+        { REMOVE, NULL, NULL, 3 },
+        { REMOVE, NULL, NULL, 4 },
+        { REMOVE, NULL, NULL, 5 },
+};
+
+static char *profile_path(sd_bus *bus, int i) {
+        _cleanup_free_ char *id = xasprintf("durable-p%d", i);
+        return must_find(bus, "FindProfileById", id);
+}
+
+static int apply_change(sd_bus *bus, const Change *c, sd_bus_error *error) {
+        _cleanup_free_ char *dev = must_find(bus, "FindDeviceById", "durable-dev");
+        _cleanup_free_ char *prof = c->kind == SET_PROPERTY ? NULL : profile_path(bus, c->profile);
+        switch (c->kind) {
+        case SET_PROPERTY:
+                return harness_call(bus, dev, CM_DEVICE_IFACE, "SetProperty", error, NULL, "ss", c->key, c->value);
+        case ADD_HARD:
+                return add_profile(bus, dev, "hard", prof, error);
+        case REMOVE:
+                return harness_call(bus, dev, CM_DEVICE_IFACE, "RemoveProfile", error, NULL, "o", prof);
+        }
+        abort();
+}
+
+/* Whether the daemon shows the change (after == true) or the state before it. */
+static bool change_visible(sd_bus *bus, const Change *c, bool after) {
+        _cleanup_free_ char *dev = must_find(bus, "FindDeviceById", "durable-dev");
+        if (c->kind == SET_PROPERTY) {
+                static const char *const before_values[] = { "Model", "Before", "Vendor", "", "Serial", "",
+                                                             "Shelf", "before", NULL };
+                const char *want = after ? c->value : NULL;
+                for (size_t i = 0; !want && before_values[i]; i += 2)
+                        if (streq(before_values[i], c->key))
+                                want = before_values[i + 1];
+                _cleanup_free_ char *got = NULL;
+                if (streq(c->key, "Shelf")) {
+                        _cleanup_strv_free_ char **md = harness_get_dict(bus, dev, CM_DEVICE_IFACE, "Metadata");
+                        got = strdup(strempty(harness_dict_get(md, "Shelf")));
+                } else
+                        got = harness_get_string(bus, dev, CM_DEVICE_IFACE, c->key);
+                return streq(got, want);
+        }
+        _cleanup_free_ char *prof = profile_path(bus, c->profile);
+        bool hard = has_relation(bus, dev, prof, "hard");
+        return (c->kind == ADD_HARD) == (after ? hard : !hard);
+}
+
+/* Makes the ten changes; returns how many were acknowledged (answered success), and
+ * checks that each refused one answered a clear error and left the object as it was. */
+static int make_changes(sd_bus *bus, bool ack[N_CHANGES], const char *want_message) {
+        int acknowledged = 0;
+        for (size_t i = 0; i < N_CHANGES; i++) {
+                _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+                int r = apply_change(bus, &changes[i], &error);
+                ack[i] = r >= 0;
+                if (ack[i]) {
+                        acknowledged++;
+                        assert_se(change_visible(bus, &changes[i], true));
+                        continue;
+                }
+                fprintf(stderr, "    change %zu refused: %s: %s\n", i, strempty(error.name), strempty(error.message));
+                assert_bus_error(r, &error, CM_ERR "Internal");
+                assert_se(strstr(error.message, want_message));
+                assert_se(change_visible(bus, &changes[i], false));
+        }
+        return acknowledged;
+}
+
+static int count_lost(sd_bus *bus, const bool ack[N_CHANGES]) {
+        int lost = 0;
+        for (size_t i = 0; i < N_CHANGES; i++)
+                if (ack[i] && !change_visible(bus, &changes[i], true)) {
+                        fprintf(stderr, "    change %zu was acknowledged and is gone after the restart\n", i);
+                        lost++;
+                }
+        return lost;
+}
+
+static void test_full_disk_while_running(void) {
+        _cleanup_harness_ Harness *h = start_harness();
+        stop(h);
+        mount_small_tmpfs(h);
+        free(start_logged(h));
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = harness_connect(h);
+        make_objects(bus);
+
+        fill_disk(h);
+        bool ack[N_CHANGES];
+        int acknowledged = make_changes(bus, ack, "No space left on device");
+
+        /* The other calls that store answer the same way and leave no object behind. */
+        _cleanup_(sd_bus_error_free) sd_bus_error e1 = SD_BUS_ERROR_NULL, e2 = SD_BUS_ERROR_NULL,
+                                                  e3 = SD_BUS_ERROR_NULL;
+        int r;
+        _cleanup_free_ char *d2 = harness_create_device(bus, "durable-full-dev", "disk", "printer", NO_KV, &e1, &r);
+        assert_bus_error(r, &e1, CM_ERR "Internal");
+        assert_find_error(bus, "FindDeviceById", "durable-full-dev", CM_ERR "NotFound");
+        _cleanup_free_ char *p2 = harness_create_profile(bus, "durable-full-prof", "disk", NO_KV, &e2, &r);
+        assert_bus_error(r, &e2, CM_ERR "Internal");
+        assert_find_error(bus, "FindProfileById", "durable-full-prof", CM_ERR "NotFound");
+        _cleanup_free_ char *dev = must_find(bus, "FindDeviceById", "durable-dev");
+        _cleanup_free_ char *p0 = profile_path(bus, 0), *p3 = profile_path(bus, 3);
+        const char *on_device = has_relation(bus, dev, p3, "hard") ? p3 : p0;
+        r = harness_call(bus, dev, CM_DEVICE_IFACE, "MakeProfileDefault", &e3, NULL, "o", on_device);
+        assert_bus_error(r, &e3, CM_ERR "Internal");
+
+        free_disk(h);
+        stop(h);
+        free(start_logged(h));
+        sd_bus_flush_close_unref(bus);
+        bus = harness_connect(h);
+        int lost = count_lost(bus, ack);
+        fprintf(stderr, "FIGURE acknowledged changes lost on a full disk: %d changes, %d acknowledged, "
+                        "%d lost after the restart\n", N_CHANGES, acknowledged, lost);
+        assert_se(lost == 0);
+        for (size_t i = 0; i < N_CHANGES; i++)
+                assert_se(change_visible(bus, &changes[i], ack[i]));
+
+        /* With space again, the refused changes go through and survive a restart. */
+        for (size_t i = 0; i < N_CHANGES; i++) {
+                _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+                if (!ack[i])
+                        assert_bus_ok(apply_change(bus, &changes[i], &error), &error);
+        }
+        stop(h);
+        free(start_logged(h));
+        sd_bus_flush_close_unref(bus);
+        bus = harness_connect(h);
+        for (size_t i = 0; i < N_CHANGES; i++)
+                assert_se(change_visible(bus, &changes[i], true));
+
+        stop(h);
+        unmount_state(h);
+        h = finish(h);
+}
+
+int main(void) {
+        if (geteuid() != 0) {
+                fprintf(stderr, "needs root to mount a small tmpfs and a read-only bind mount; skipping\n");
+                return 77;
+        }
+        /* Everything mounted from here on is this test's (and its children's) alone. */
+        if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+                fprintf(stderr, "cannot make a private mount namespace (%m); skipping\n");
+                return 77;
+        }
+        RUN(test_full_disk_while_running);
+        return 0;
+}
