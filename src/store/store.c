@@ -640,6 +640,9 @@ static int db_open_main(const char *path, sqlite3 **ret, int *ret_version, char 
                 r = db_exec_text(db, "PRAGMA synchronous = NORMAL", NULL);
         if (r >= 0)
                 r = db_exec_text(db, "PRAGMA foreign_keys = ON", NULL);
+        /* The -wal or -shm could not be made: the OS error says why (EROFS, ENOSPC, ...). */
+        if (r == -ENOENT && sqlite3_system_errno(db) > 0)
+                r = -sqlite3_system_errno(db);
         if (r < 0) {
                 if (ret_reason)
                         *ret_reason = strdup(sqlite3_errmsg(db));
@@ -873,6 +876,17 @@ int store_schema_version(Store *s) {
         return r < 0 ? r : v;
 }
 
+/* Why the state directory takes no data, when it takes none: SQLite reports a full disk as a
+ * bare I/O error on its -shm, and a read-only one as a file it cannot open. An unnamed
+ * file (O_TMPFILE) given some space asks the filesystem itself and leaves nothing behind. */
+static int probe_unwritable(const char *dir) {
+        _cleanup_close_ int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return errno == EOPNOTSUPP || errno == EISDIR ? 0 : -errno;
+        int r = posix_fallocate(fd, 0, 65536);
+        return r == ENOSPC || r == EDQUOT || r == EIO ? -r : 0;
+}
+
 /* ---- open / close --------------------------------------------------------------------- */
 
 Store *store_free(Store *s) {
@@ -941,8 +955,11 @@ int store_open_version(const char *state_dir, StoreOpenFlags flags, int max_vers
                 sqlite3_close_v2(s->db);
                 s->db = NULL;
                 r = store_recover(s, "the file holds no schema (truncated?)", &version);
-        } else if (r < 0)
+        } else if (r < 0) {
+                if (store_open_error_is_unwritable(r) && probe_unwritable(state_dir) < 0)
+                        r = probe_unwritable(state_dir);
                 return log_error_errno(r, "Failed to open %s: %m (%s)", s->db_path, strempty(reason));
+        }
         if (r < 0)
                 return r;
 
@@ -989,19 +1006,27 @@ static char *uri_of_path(const char *path, const char *query) {
         return uri;
 }
 
-/* Opens the database file without writing anything beside it. SQLite reads a WAL database
- * read-only only when it can open or create the -shm index; on a read-only or full
- * filesystem it cannot, and the file is then read as immutable (its -wal, if any, unread:
- * the log line says so). */
+/* Opens the database file for reading. Without a -wal holding changes it is read as
+ * immutable: SQLite then writes nothing beside it (a read-only WAL connection would make a
+ * -shm and an empty -wal). With one, SQLite reads the log only when it can open or make the
+ * -shm index; on a read-only or full filesystem it cannot, and the file is read as immutable
+ * without the log's changes (the caller says so). */
 static int db_open_source_readonly(const char *path, sqlite3 **ret, bool *ret_immutable, char **ret_reason) {
-        _cleanup_free_ char *first_reason = NULL;
-        int r = store_db_open_readonly(path, ret, &first_reason);
-        if (r >= 0 || r == -EBADMSG) {
-                *ret_immutable = false;
-                if (r < 0 && ret_reason)
-                        *ret_reason = TAKE_PTR(first_reason);
-                return r;
+        _cleanup_free_ char *wal = NULL;
+        struct stat st;
+        if (asprintf(&wal, "%s-wal", path) < 0)
+                return -ENOMEM;
+        if (stat(wal, &st) >= 0 && st.st_size > 0) {
+                _cleanup_free_ char *first_reason = NULL;
+                int r = store_db_open_readonly(path, ret, &first_reason);
+                if (r >= 0 || r == -EBADMSG) {
+                        *ret_immutable = false;
+                        if (r < 0 && ret_reason)
+                                *ret_reason = TAKE_PTR(first_reason);
+                        return r;
+                }
         }
+        int r;
         _cleanup_free_ char *uri = uri_of_path(path, "?immutable=1");
         if (!uri)
                 return -ENOMEM;
@@ -1077,9 +1102,15 @@ int store_open_read_only(const char *state_dir, int write_error, Store **ret) {
                 r = read_only_load(s, &version, &immutable);
                 if (r == -EPROTONOSUPPORT || r == -ENOMEM)
                         return r;
+                _cleanup_free_ char *wal = NULL;
+                struct stat st;
+                if (asprintf(&wal, "%s-wal", s->db_path) < 0)
+                        return -ENOMEM;
+                bool wal_unread = immutable && stat(wal, &st) >= 0 && st.st_size > 0;
                 what = r < 0 ? "nothing (the file cannot be read)" :
-                       immutable ? "what the file holds (an unfinished write-ahead log beside it, if any, is not read)" :
-                                   "what the file holds";
+                       wal_unread ? "what the file holds, WITHOUT the changes in its write-ahead log (SQLite cannot "
+                                    "read that log without writing beside it; they are kept, not lost)" :
+                                    "what the file holds";
                 if (r < 0)
                         version = 0;
         }
@@ -1088,13 +1119,14 @@ int store_open_read_only(const char *state_dir, int write_error, Store **ret) {
                 if (r < 0)
                         return r;
         }
-        s->read_only_error = write_error;
+        r = probe_unwritable(state_dir);
+        s->read_only_error = r < 0 ? r : write_error;
         s->changes_at_backup = sqlite3_total_changes64(s->db);
 
         /* The one line that says why nothing will be stored. */
         log_error("READ-ONLY: %s cannot be written (%s). Serving %s; every change that must be stored is "
                   "refused with this error until tinctd is restarted with a writable state directory.",
-                  s->db_path, strerror(-write_error), what);
+                  s->db_path, strerror(-s->read_only_error), what);
         *ret = TAKE_PTR(s);
         return 0;
 }

@@ -3,6 +3,7 @@
  * persistence, the v1 → v2 migration, recovery from damaged files, colord's real databases
  * (tests/data/colord-db, written by Debian's colord 1.4.6), the ICC cache, JSON export and
  * import, and oversized values. */
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
@@ -1116,6 +1117,101 @@ static void test_bounds(void) {
         rm_rf(dir);
 }
 
+/* Every file of dir (one level) with its size and mtime, sorted: equal fingerprints mean
+ * nothing in the directory was written. */
+static char *dir_fingerprint(const char *dir) {
+        struct dirent **list = NULL;
+        int n = scandir(dir, &list, NULL, alphasort);
+        assert_se(n >= 0);
+        char *fp = strdup("");
+        assert_se(fp);
+        for (int i = 0; i < n; i++) {
+                _cleanup_free_ char *p = path_in(dir, list[i]->d_name);
+                struct stat st;
+                assert_se(lstat(p, &st) == 0);
+                char *next;
+                assert_se(asprintf(&next, "%s%s:%jd:%jd.%09ld;", fp, list[i]->d_name, (intmax_t) st.st_size,
+                                   (intmax_t) st.st_mtim.tv_sec, st.st_mtim.tv_nsec) >= 0);
+                free(fp);
+                fp = next;
+                free(list[i]);
+        }
+        free(list);
+        return fp;
+}
+
+/* Every kind of write a read-only store must refuse, each with the error it was given. */
+static void check_writes_refused(Store *s, int error) {
+        assert_se(store_mapping_set(s, "dev-a", "icc-9", 5) == error);
+        assert_se(store_device_add(s, "dev-new") == error);
+        assert_se(store_device_set_property(s, "dev-z", "Model", "changed") == error);
+        assert_se(store_device_set_owner(s, "dev-z", 5) == error);
+        assert_se(store_device_remove(s, "dev-z") == error);
+        assert_se(store_device_set_enabled(s, "dev-a", true) == error);
+        assert_se(store_profile_title_set(s, "icc-1", 0, "New title") == error);
+        assert_se(store_disk_profile_add(s, &(StoreDiskProfile) { .id = "disk-new" }) == error);
+        assert_se(store_disk_profile_remove(s, "disk-prof") == error);
+        assert_se(store_begin(s) == error);
+        assert_se(store_import_colord(s, "/nonexistent") == error);
+        assert_se(store_backup(s) == 0);
+}
+
+static void test_read_only(void) {
+        _cleanup_free_ char *dir = make_temp_dir();
+        Store *s = NULL;
+        assert_se(store_open(dir, &s) == 0);
+        populate(s);
+        s = store_free(s);
+        _cleanup_free_ char *before = dir_fingerprint(dir);
+
+        assert_se(store_open_read_only(dir, -EROFS, &s) == 0);
+        assert_se(store_is_read_only(s));
+        check_populated(s);
+        check_writes_refused(s, -EROFS);
+        check_populated(s);
+        s = store_free(s);
+        _cleanup_free_ char *after = dir_fingerprint(dir);
+        assert_streq(before, after);
+
+        /* The error given is the one every write answers (a full disk, here). */
+        assert_se(store_open_read_only(dir, -ENOSPC, &s) == 0);
+        assert_se(store_mapping_set(s, "dev-a", "icc-9", 5) == -ENOSPC);
+        s = store_free(s);
+
+        /* No database file: an empty store with the schema, and still nothing written. */
+        _cleanup_free_ char *empty = make_temp_dir();
+        _cleanup_free_ char *empty_before = dir_fingerprint(empty);
+        assert_se(store_open_read_only(empty, -EROFS, &s) == 0);
+        _cleanup_strv_free_ char **ids = NULL;
+        assert_se(store_device_list(s, &ids) == 0 && strv_isempty(ids));
+        assert_se(store_mapping_set(s, "d", "p", 1) == -EROFS);
+        s = store_free(s);
+        _cleanup_free_ char *empty_fp = dir_fingerprint(empty);
+        assert_streq(empty_fp, empty_before);
+        rm_rf(empty);
+
+        /* An older schema is migrated in memory only; the file keeps its version. */
+        _cleanup_free_ char *old = make_temp_dir();
+        assert_se(store_open_version(old, 0, 1, &s) == 0);
+        assert_se(store_mapping_set(s, "dev", "icc", 42) == 0);
+        s = store_free(s);
+        _cleanup_free_ char *old_before = dir_fingerprint(old);
+        assert_se(store_open_read_only(old, -EROFS, &s) == 0);
+        assert_se(store_schema_version(s) == STORE_SCHEMA_VERSION);
+        uint64_t ts = 0;
+        assert_se(store_mapping_get(s, "dev", "icc", &ts) == 0 && ts == 42);
+        s = store_free(s);
+        _cleanup_free_ char *old_after = dir_fingerprint(old);
+        assert_streq(old_before, old_after);
+
+        /* A newer schema is refused, as by store_open(). */
+        _cleanup_free_ char *db = path_in(old, STORE_DB_NAME);
+        raw_exec(db, "PRAGMA user_version = 99");
+        assert_se(store_open_read_only(old, -EROFS, &s) == -EPROTONOSUPPORT);
+        rm_rf(old);
+        rm_rf(dir);
+}
+
 int main(void) {
         log_set_max_level(getenv("TEST_VERBOSE") ? LOG_DEBUG : LOG_INFO);
         test_basics();
@@ -1136,5 +1232,6 @@ int main(void) {
         test_json_parser();
         test_json_roundtrip();
         test_bounds();
+        test_read_only();
         return 0;
 }

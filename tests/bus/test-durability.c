@@ -284,6 +284,103 @@ static void test_full_disk_while_running(void) {
         h = finish(h);
 }
 
+static size_t count_occurrences(const char *text, const char *needle) {
+        size_t n = 0;
+        for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+                n++;
+        return n;
+}
+
+/* The stored state make_objects() left, unchanged. */
+static void assert_objects_as_made(sd_bus *bus) {
+        for (size_t i = 0; i < N_CHANGES; i++)
+                assert_se(change_visible(bus, &changes[i], false));
+}
+
+/* The daemon started on a state directory it cannot write: it serves what is stored and
+ * refuses what needs the store with `why`; temp objects still work. */
+static void check_read_only_daemon(Harness *h, const char *log, const char *why) {
+        assert_log_contains(log, "READ-ONLY");
+        assert_log_contains(log, why);
+        assert_se(count_occurrences(log, "READ-ONLY") == 1);
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = harness_connect(h);
+        assert_objects_as_made(bus);
+        for (int i = 0; i < N_PROFILES; i++)
+                free(profile_path(bus, i));
+
+        bool ack[N_CHANGES];
+        assert_se(make_changes(bus, ack, why) == 0);
+        _cleanup_(sd_bus_error_free) sd_bus_error e1 = SD_BUS_ERROR_NULL, e2 = SD_BUS_ERROR_NULL,
+                                                  e3 = SD_BUS_ERROR_NULL;
+        int r;
+        _cleanup_free_ char *d2 = harness_create_device(bus, "durable-ro-dev", "disk", "printer", NO_KV, &e1, &r);
+        assert_bus_error(r, &e1, CM_ERR "Internal");
+        assert_se(strstr(e1.message, why));
+        _cleanup_free_ char *p2 = harness_create_profile(bus, "durable-ro-prof", "disk", NO_KV, &e2, &r);
+        assert_bus_error(r, &e2, CM_ERR "Internal");
+        _cleanup_free_ char *dev = must_find(bus, "FindDeviceById", "durable-dev");
+        r = harness_call(bus, dev, CM_DEVICE_IFACE, "SetEnabled", &e3, NULL, "b", 0);
+        assert_bus_error(r, &e3, CM_ERR "Device.Internal");
+        assert_se(harness_get_bool(bus, dev, CM_DEVICE_IFACE, "Enabled"));
+
+        /* What needs no store still works: a temp device with a soft relation. */
+        _cleanup_free_ char *temp = harness_must_create_device(bus, "durable-ro-temp", "temp", "display", NO_KV);
+        _cleanup_free_ char *p0 = profile_path(bus, 0);
+        must_add_profile(bus, temp, "soft", p0);
+        assert_se(has_relation(bus, temp, p0, "soft"));
+        harness_assert_alive(h);
+}
+
+static void test_read_only_start(void) {
+        _cleanup_harness_ Harness *h = start_harness();
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = harness_connect(h);
+        make_objects(bus);
+        bus = sd_bus_flush_close_unref(bus);
+        stop(h);
+
+        const char *state = harness_state_dir(h);
+        assert_se(mount(state, state, NULL, MS_BIND, NULL) == 0);
+        assert_se(mount(NULL, state, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) == 0);
+        _cleanup_free_ char *log = start_logged(h);
+        check_read_only_daemon(h, log, "Read-only file system");
+        stop(h);
+        unmount_state(h);
+
+        /* Writable again: everything is there, and changes are stored. */
+        free(start_logged(h));
+        bus = harness_connect(h);
+        assert_objects_as_made(bus);
+        bool ack[N_CHANGES];
+        assert_se(make_changes(bus, ack, "") == N_CHANGES);
+        h = finish(h);
+}
+
+static void test_full_disk_at_start(void) {
+        _cleanup_harness_ Harness *h = start_harness();
+        stop(h);
+        mount_small_tmpfs(h);
+        free(start_logged(h));
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = harness_connect(h);
+        make_objects(bus);
+        bus = sd_bus_flush_close_unref(bus);
+        stop(h);
+
+        fill_disk(h);
+        _cleanup_free_ char *log = start_logged(h);
+        check_read_only_daemon(h, log, "No space left on device");
+        stop(h);
+        free_disk(h);
+
+        free(start_logged(h));
+        bus = harness_connect(h);
+        assert_objects_as_made(bus);
+        bool ack[N_CHANGES];
+        assert_se(make_changes(bus, ack, "") == N_CHANGES);
+        stop(h);
+        unmount_state(h);
+        h = finish(h);
+}
+
 int main(void) {
         if (geteuid() != 0) {
                 fprintf(stderr, "needs root to mount a small tmpfs and a read-only bind mount; skipping\n");
@@ -295,5 +392,7 @@ int main(void) {
                 return 77;
         }
         RUN(test_full_disk_while_running);
+        RUN(test_read_only_start);
+        RUN(test_full_disk_at_start);
         return 0;
 }
