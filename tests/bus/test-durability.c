@@ -9,7 +9,10 @@
  *    lost on a full disk";
  *  - a start on a read-only state directory, and on a full one: the daemon starts, serves
  *    the stored devices, profiles and mappings, says once why nothing will be stored, and
- *    refuses changes that need the store (temp objects still work); nothing is lost.
+ *    refuses changes that need the store (temp objects still work); nothing is lost;
+ *  - a profile directory whose listing fails during a rescan (made unreadable to the daemon,
+ *    which runs as a system account without capabilities for this): its profiles stay,
+ *    while files elsewhere are still picked up; once it can be read, changes in it count.
  *
  * The filesystems are real: a 2 MiB tmpfs filled with zeros, a read-only bind mount. Both
  * live in a private mount namespace of this test (unshare at start), which its children
@@ -17,6 +20,7 @@
  * machine if the test dies. Needs root for mount(2); skipped otherwise. */
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -381,6 +385,69 @@ static void test_full_disk_at_start(void) {
         h = finish(h);
 }
 
+/* A system account that is neither root nor the clients' nobody (base-passwd's). */
+static uid_t system_account(void) {
+        static const char *const names[] = { "daemon", "backup", "www-data", "list", NULL };
+        for (const char *const *n = names; *n; n++) {
+                struct passwd *pw = getpwnam(*n);
+                if (pw && pw->pw_uid != 0 && pw->pw_uid != 65534)
+                        return pw->pw_uid;
+        }
+        return 0;
+}
+
+static void copy_corpus_file(const char *name, const char *dir, const char *as) {
+        _cleanup_free_ char *src = harness_corpus_file(name);
+        size_t n;
+        _cleanup_free_ uint8_t *data = pf_read(src, &n);
+        pf_write_atomic(dir, as, data, n);
+}
+
+static void test_failed_listing_changes_nothing(void) {
+        uid_t uid = system_account();
+        if (uid == 0) {
+                fprintf(stderr, "    (skipped: no system account to run the daemon as)\n");
+                return;
+        }
+        int saved = daemon_log_begin(&dlog);
+        _cleanup_harness_ Harness *h = harness_start(&(HarnessOptions) { .polkit = "allow", .confined_uid = uid });
+        free(daemon_log_end(&dlog, saved));
+        stop(h);
+
+        /* STATE/icc is always one of the daemon's profile directories. */
+        _cleanup_free_ char *icc = xasprintf("%s/icc", harness_state_dir(h));
+        _cleanup_free_ char *sub = xasprintf("%s/sub", icc);
+        pf_mkdir(icc);
+        pf_mkdir(sub);
+        copy_corpus_file("colord-data--sRGB.icc", sub, "a-srgb.icc");
+        free(start_logged(h));
+
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = harness_connect(h);
+        _cleanup_free_ char *in_sub = xasprintf("%s/a-srgb.icc", sub);
+        _cleanup_free_ char *srgb = must_find(bus, "FindProfileByFilename", in_sub);
+
+        /* The daemon (no capabilities) can no longer list sub; a new file elsewhere shows
+         * when the rescan that saw this has run. */
+        _cleanup_recorder_ Recorder *rec = recorder_new(bus);
+        assert_se(chmod(sub, 0) == 0);
+        copy_corpus_file("colord-data--AdobeRGB1998.icc", icc, "b-adobe.icc");
+        recorder_wait(rec, "ProfileAdded", NULL);
+        _cleanup_free_ char *in_top = xasprintf("%s/b-adobe.icc", icc);
+        free(must_find(bus, "FindProfileByFilename", in_top));
+        _cleanup_free_ char *still = must_find(bus, "FindProfileByFilename", in_sub);
+        assert_streq(still, srgb);
+        assert_se(recorder_find(rec, 0, "ProfileRemoved", NULL, NULL) == (size_t) -1);
+        daemon_log_flush(&dlog);
+
+        /* Readable again: a file really deleted there is seen as deleted. */
+        assert_se(chmod(sub, 0755) == 0);
+        assert_se(unlink(in_sub) == 0);
+        size_t i = recorder_wait(rec, "ProfileRemoved", CM_PATH);
+        assert_streq(recorder_get(rec, i)->arg0, srgb);
+        assert_find_error(bus, "FindProfileByFilename", in_sub, CM_ERR "NotFound");
+        h = finish(h);
+}
+
 int main(void) {
         if (geteuid() != 0) {
                 fprintf(stderr, "needs root to mount a small tmpfs and a read-only bind mount; skipping\n");
@@ -394,5 +461,6 @@ int main(void) {
         RUN(test_full_disk_while_running);
         RUN(test_read_only_start);
         RUN(test_full_disk_at_start);
+        RUN(test_failed_listing_changes_nothing);
         return 0;
 }
