@@ -10,6 +10,8 @@
  *  - a start on a read-only state directory, and on a full one: the daemon starts, serves
  *    the stored devices, profiles and mappings, says once why nothing will be stored, and
  *    refuses changes that need the store (temp objects still work); nothing is lost;
+ *  - promoting a virtual device (CreateDevice of its id) with properties that cannot all be
+ *    taken: refused, and the virtual device is as it was, in memory and after a restart;
  *  - a profile directory whose listing fails during a rescan (made unreadable to the daemon,
  *    which runs as a system account without capabilities for this): its profiles stay,
  *    while files elsewhere are still picked up; once it can be read, changes in it count.
@@ -448,6 +450,69 @@ static void test_failed_listing_changes_nothing(void) {
         h = finish(h);
 }
 
+#define VIRT_KEYS 120
+
+static void test_virtual_promotion_all_or_nothing(void) {
+        _cleanup_harness_ Harness *h = start_harness();
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = harness_connect(h);
+
+        /* A stored virtual device close to the Metadata bound (128 entries). */
+        _cleanup_strv_free_ char **kv = NULL;
+        assert_se(strv_extend(&kv, "Mode") >= 0 && strv_extend(&kv, "virtual") >= 0);
+        assert_se(strv_extend(&kv, "Model") >= 0 && strv_extend(&kv, "Proof") >= 0);
+        for (int i = 0; i < VIRT_KEYS; i++) {
+                assert_se(strv_consume(&kv, xasprintf("Old%d", i)) >= 0);
+                assert_se(strv_extend(&kv, "x") >= 0);
+        }
+        _cleanup_free_ char *dev = harness_must_create_device(bus, "durable-virtual", "disk", "printer",
+                                                              (const char *const *) kv);
+        _cleanup_strv_free_ char **md_before = harness_get_dict(bus, dev, CM_DEVICE_IFACE, "Metadata");
+        assert_se(strv_length(md_before) / 2 > VIRT_KEYS);
+
+        /* The real device's properties would add more entries than the bound allows. */
+        _cleanup_strv_free_ char **real = NULL;
+        assert_se(strv_extend(&real, "Model") >= 0 && strv_extend(&real, "Real") >= 0);
+        assert_se(strv_extend(&real, "Vendor") >= 0 && strv_extend(&real, "Acme") >= 0);
+        for (int i = 0; i < 128 - VIRT_KEYS; i++) {
+                assert_se(strv_consume(&real, xasprintf("New%d", i)) >= 0);
+                assert_se(strv_extend(&real, "y") >= 0);
+        }
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r;
+        _cleanup_free_ char *again = harness_create_device(bus, "durable-virtual", "disk", "printer",
+                                                           (const char *const *) real, &e, &r);
+        assert_bus_error(r, &e, CM_ERR "InputInvalid");
+
+        /* No trace: not promoted, no property taken, nothing stored. */
+        for (int pass = 0; pass < 2; pass++) {
+                _cleanup_free_ char *mode = harness_get_string(bus, dev, CM_DEVICE_IFACE, "Mode");
+                _cleanup_free_ char *model = harness_get_string(bus, dev, CM_DEVICE_IFACE, "Model");
+                _cleanup_free_ char *vendor = harness_get_string(bus, dev, CM_DEVICE_IFACE, "Vendor");
+                _cleanup_strv_free_ char **md = harness_get_dict(bus, dev, CM_DEVICE_IFACE, "Metadata");
+                assert_streq(mode, "virtual");
+                assert_streq(model, "Proof");
+                assert_streq(vendor, "");
+                assert_se(!harness_dict_get(md, "New0"));
+                assert_se(strv_length(md) == strv_length(md_before));
+                if (pass == 0) {
+                        bus = sd_bus_flush_close_unref(bus);
+                        stop(h);
+                        free(start_logged(h));
+                        bus = harness_connect(h);
+                }
+        }
+
+        /* Within the bound, the same promotion goes through. */
+        _cleanup_free_ char *promoted = harness_must_create_device(bus, "durable-virtual", "disk", "printer",
+                                                                   KV("Model", "Real", "Vendor", "Acme", "New0", "y"));
+        assert_streq(promoted, dev);
+        _cleanup_free_ char *mode = harness_get_string(bus, dev, CM_DEVICE_IFACE, "Mode");
+        _cleanup_free_ char *model = harness_get_string(bus, dev, CM_DEVICE_IFACE, "Model");
+        assert_streq(mode, "physical");
+        assert_streq(model, "Real");
+        h = finish(h);
+}
+
 int main(void) {
         if (geteuid() != 0) {
                 fprintf(stderr, "needs root to mount a small tmpfs and a read-only bind mount; skipping\n");
@@ -461,6 +526,7 @@ int main(void) {
         RUN(test_full_disk_while_running);
         RUN(test_read_only_start);
         RUN(test_full_disk_at_start);
+        RUN(test_virtual_promotion_all_or_nothing);
         RUN(test_failed_listing_changes_nothing);
         return 0;
 }
