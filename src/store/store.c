@@ -15,6 +15,7 @@
 
 #include "fileio.h"
 #include "log.h"
+#include "store-wal.h"
 #include "strv.h"
 
 /* Other processes (tinct export/import) may hold the write lock briefly. The daemon's loop
@@ -908,6 +909,63 @@ Store *store_free(Store *s) {
         return NULL;
 }
 
+/* A copy of a log SQLite is about to ignore, beside it: SQLite overwrites it at the next
+ * write, and the frames in it may still be read by hand. */
+static void keep_wal_copy(const Store *s) {
+        char stamp[32];
+        time_t now = time(NULL);
+        struct tm tm;
+        strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime_r(&now, &tm));
+        _cleanup_free_ char *wal = NULL, *copy = NULL;
+        if (asprintf(&wal, "%s-wal", s->db_path) < 0 || asprintf(&copy, "%s-wal.damaged-%s", s->db_path, stamp) < 0) {
+                log_oom();
+                return;
+        }
+        int r = copy_file_atomic(wal, copy);
+        if (r < 0)
+                log_error_errno(r, "Failed to keep a copy of %s: %m", wal);
+        else
+                log_error("Kept a copy of the damaged log as %s.", copy);
+}
+
+/* Says what SQLite would not: a write-ahead log it is going to ignore, in part or whole,
+ * and with it changes that were acknowledged (docs/durability.md). */
+static void check_wal(const Store *s) {
+        StoreWalReport w;
+        int r = store_wal_check(s->db_path, &w);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot read the write-ahead log of %s: %m", s->db_path);
+                return;
+        }
+        switch (w.state) {
+        case STORE_WAL_NONE:
+        case STORE_WAL_EMPTY:
+        case STORE_WAL_OK:
+                return;
+        case STORE_WAL_MISSING:
+                log_error("%s-wal is missing while %s-shm is there: the database was in use when it was last "
+                          "closed (a crash?) and its write-ahead log has been deleted since. Changes not yet "
+                          "copied into %s, if there were any, are lost.", s->db_path, s->db_path, s->db_path);
+                return;
+        case STORE_WAL_SHORT:
+                log_error("%s-wal is %" PRIu64 " bytes, shorter than its header: the write-ahead log was cut, "
+                          "and SQLite ignores it. The changes it held are lost.", s->db_path, w.size);
+                break;
+        case STORE_WAL_BAD_HEADER:
+                log_error("%s-wal has a damaged header: SQLite ignores all %" PRIu64 " bytes of the write-ahead "
+                          "log. Changes not yet copied into %s are lost.", s->db_path, w.size, s->db_path);
+                break;
+        case STORE_WAL_DAMAGED:
+                log_error("%s-wal is damaged: SQLite applies its first %u frames and ignores the rest "
+                          "(%u frames from one that fails its checksum on, %u of a transaction without its "
+                          "commit%s). The changes in those are lost (damage to the file, or a crash while "
+                          "it was written).", s->db_path, w.frames_committed, w.frames_ignored,
+                          w.frames_valid - w.frames_committed, w.cut ? ", and a frame cut short at the end" : "");
+                break;
+        }
+        keep_wal_copy(s);
+}
+
 int store_open_version(const char *state_dir, StoreOpenFlags flags, int max_version, Store **ret) {
         int r;
 
@@ -937,6 +995,11 @@ int store_open_version(const char *state_dir, StoreOpenFlags flags, int max_vers
                                     "To go back, stop tinctd and copy %s/" STORE_DB_NAME ".1 to %s.",
                                     s->db_path, s->backup_dir, s->db_path);
         }
+
+        /* Before SQLite sees the log: it drops a damaged one silently. Tools open a store a
+         * running daemon may be writing, whose log is live: not theirs to judge. */
+        if (existed && !(flags & STORE_OPEN_NO_CREATE))
+                check_wal(s);
 
         int version = 0;
         _cleanup_free_ char *reason = NULL;

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "names.h"
 #include "store-internal.h"
+#include "store-wal.h"
 #include "strv.h"
 #include "tests.h"
 
@@ -1212,6 +1213,155 @@ static void test_read_only(void) {
         rm_rf(dir);
 }
 
+static void copy_file_to(const char *from_dir, const char *to_dir, const char *name) {
+        _cleanup_free_ char *from = path_in(from_dir, name), *to = path_in(to_dir, name);
+        int in = open(from, O_RDONLY | O_CLOEXEC);
+        if (in < 0) {
+                assert_se(errno == ENOENT);
+                return;
+        }
+        int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        assert_se(out >= 0);
+        char buf[65536];
+        ssize_t n;
+        while ((n = read(in, buf, sizeof buf)) > 0)
+                assert_se(write(out, buf, n) == n);
+        assert_se(n == 0);
+        close(in);
+        close(out);
+}
+
+/* A copy of dir's database files as a crash would leave them: -wal and -shm included. */
+static char *crash_copy(const char *dir) {
+        char *copy = make_temp_dir();
+        copy_file_to(dir, copy, STORE_DB_NAME);
+        copy_file_to(dir, copy, STORE_DB_NAME "-wal");
+        copy_file_to(dir, copy, STORE_DB_NAME "-shm");
+        return copy;
+}
+
+static size_t count_named(const char *dir, const char *part) {
+        struct dirent **list = NULL;
+        int n = scandir(dir, &list, NULL, alphasort);
+        assert_se(n >= 0);
+        size_t k = 0;
+        for (int i = 0; i < n; i++) {
+                if (strstr(list[i]->d_name, part))
+                        k++;
+                free(list[i]);
+        }
+        free(list);
+        return k;
+}
+
+typedef enum WalDamage {
+        WAL_INTACT,
+        WAL_SHORT,        /* cut inside its header */
+        WAL_HEADER,       /* a salt byte changed: the header checksum fails */
+        WAL_FRAME,        /* a byte of the last frame's page changed */
+        WAL_CUT,          /* the last frame cut short */
+        WAL_DELETED,      /* gone, its -shm still there */
+} WalDamage;
+
+static void damage_wal(const char *dir, WalDamage how, uint32_t page_size) {
+        _cleanup_free_ char *wal = path_in(dir, STORE_DB_NAME "-wal");
+        struct stat st;
+        assert_se(stat(wal, &st) == 0);
+        off_t frame = 24 + page_size, last = 32 + ((st.st_size - 32) / frame - 1) * frame;
+        int fd = open(wal, O_RDWR | O_CLOEXEC);
+        assert_se(fd >= 0);
+        uint8_t b;
+        switch (how) {
+        case WAL_INTACT:
+                break;
+        case WAL_SHORT:
+                assert_se(ftruncate(fd, 20) == 0);
+                break;
+        case WAL_HEADER:
+        case WAL_FRAME: {
+                off_t at = how == WAL_HEADER ? 16 : last + 24 + 100;
+                assert_se(pread(fd, &b, 1, at) == 1);
+                b ^= 0x5a;
+                assert_se(pwrite(fd, &b, 1, at) == 1);
+                break;
+        }
+        case WAL_CUT:
+                assert_se(ftruncate(fd, st.st_size - 100) == 0);
+                break;
+        case WAL_DELETED:
+                assert_se(unlink(wal) == 0);
+                break;
+        }
+        close(fd);
+}
+
+static const StoreWalState wal_expected[] = {
+        [WAL_INTACT] = STORE_WAL_OK,
+        [WAL_SHORT] = STORE_WAL_SHORT,
+        [WAL_HEADER] = STORE_WAL_BAD_HEADER,
+        [WAL_FRAME] = STORE_WAL_DAMAGED,
+        [WAL_CUT] = STORE_WAL_DAMAGED,
+        [WAL_DELETED] = STORE_WAL_MISSING,
+};
+
+/* Damage to the write-ahead log is seen before SQLite drops it: the finding (which the
+ * store logs), a copy of the damaged log kept, the store still opens with what the main
+ * file and the usable frames hold. */
+static void test_wal_checks(void) {
+        _cleanup_free_ char *dir = make_temp_dir();
+        Store *s = NULL;
+        assert_se(store_open(dir, &s) == 0);
+        populate(s);
+        s = store_free(s);
+
+        StoreWalReport w;
+        _cleanup_free_ char *db = path_in(dir, STORE_DB_NAME);
+        assert_se(store_wal_check(db, &w) == 0 && w.state == STORE_WAL_NONE); /* closed cleanly */
+
+        /* Two changes after the last checkpoint live only in the log, one frame each. */
+        assert_se(store_open(dir, &s) == 0);
+        assert_se(store_mapping_set(s, "dev-wal", "icc-w1", 11) == 0);
+        assert_se(store_mapping_set(s, "dev-wal", "icc-w2", 22) == 0);
+        uint32_t page_size;
+        {
+                sqlite3_stmt *st = NULL;
+                assert_se(sqlite3_prepare_v2(s->db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK);
+                assert_se(sqlite3_step(st) == SQLITE_ROW);
+                page_size = (uint32_t) sqlite3_column_int(st, 0);
+                sqlite3_finalize(st);
+        }
+
+        for (WalDamage how = WAL_INTACT; how <= WAL_DELETED; how++) {
+                _cleanup_free_ char *copy = crash_copy(dir);
+                _cleanup_free_ char *copy_db = path_in(copy, STORE_DB_NAME);
+                damage_wal(copy, how, page_size);
+                assert_se(store_wal_check(copy_db, &w) == 0);
+                fprintf(stderr, "wal damage %d: state %d, %u valid, %u committed, %u ignored, cut %d\n", how, w.state,
+                        w.frames_valid, w.frames_committed, w.frames_ignored, w.cut);
+                assert_se(w.state == wal_expected[how]);
+                if (how == WAL_INTACT)
+                        assert_se(w.frames_committed >= 2 && w.frames_ignored == 0 && !w.cut);
+                if (how == WAL_FRAME)
+                        assert_se(w.frames_ignored == 1 && w.frames_committed >= 1 && !w.cut);
+                if (how == WAL_CUT)
+                        assert_se(w.cut && w.frames_ignored == 0);
+
+                Store *c = NULL;
+                assert_se(store_open(copy, &c) == 0);
+                check_populated(c); /* what the main file held is never lost */
+                uint64_t ts = 0;
+                bool first = store_mapping_get(c, "dev-wal", "icc-w1", &ts) == 0;
+                bool second = store_mapping_get(c, "dev-wal", "icc-w2", &ts) == 0;
+                assert_se(how == WAL_INTACT ? first && second : !second);
+                assert_se(count_named(copy, "-wal.damaged-") ==
+                          (how == WAL_INTACT || how == WAL_DELETED ? 0u : 1u));
+                c = store_free(c);
+                rm_rf(copy);
+        }
+        s = store_free(s);
+        rm_rf(dir);
+}
+
 int main(void) {
         log_set_max_level(getenv("TEST_VERBOSE") ? LOG_DEBUG : LOG_INFO);
         test_basics();
@@ -1233,5 +1383,6 @@ int main(void) {
         test_json_roundtrip();
         test_bounds();
         test_read_only();
+        test_wal_checks();
         return 0;
 }
