@@ -7,6 +7,9 @@
  * Robustness: the file is checked (PRAGMA quick_check) at every open; a damaged file is moved
  * aside and the newest good backup (backups/tinct.db.1..3, rotated at open and by
  * store_backup()) takes its place. Only when no backup is usable does the store start empty.
+ * Before SQLite opens the file, its write-ahead log is checked (store-wal.h): what SQLite would
+ * drop silently is logged and a copy kept. A state directory that cannot be written is served
+ * read-only (store_open_read_only(), docs/durability.md).
  *
  * Logging: store_open*(), store_backup() and store_import_colord() log their failures
  * themselves (they know the SQLite details); the other calls only return errors, with
