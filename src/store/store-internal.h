@@ -70,6 +70,8 @@ typedef enum StoreStatement {
         STMT_DISK_PROFILE_ADD,
         STMT_DISK_PROFILE_REMOVE,
         STMT_DISK_PROFILE_LIST,
+        STMT_DISK_PROFILE_GET_PROPERTIES,
+        STMT_DISK_PROFILE_SET_PROPERTIES,
 
         _STMT_MAX,
 } StoreStatement;

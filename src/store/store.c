@@ -113,6 +113,8 @@ static const char *const statement_sql[_STMT_MAX] = {
                 "INSERT INTO disk_profiles (profile_id, owner, properties, data) VALUES (?1, ?2, ?3, ?4)",
         [STMT_DISK_PROFILE_REMOVE] = "DELETE FROM disk_profiles WHERE profile_id = ?1",
         [STMT_DISK_PROFILE_LIST] = "SELECT profile_id, owner, properties, data FROM disk_profiles ORDER BY seq",
+        [STMT_DISK_PROFILE_GET_PROPERTIES] = "SELECT properties FROM disk_profiles WHERE profile_id = ?1",
+        [STMT_DISK_PROFILE_SET_PROPERTIES] = "UPDATE disk_profiles SET properties = ?2 WHERE profile_id = ?1",
 };
 
 /* Forward migrations: entry v takes a file from user_version v to v + 1, in one transaction

@@ -119,6 +119,9 @@ typedef struct StoreDiskProfile {
 int store_disk_profile_add(Store *s, const StoreDiskProfile *p);
 /* -ENOENT if it was not stored. */
 int store_disk_profile_remove(Store *s, const char *id);
+/* A property set later (Profile.SetProperty): replaces the key's value, or adds the key at
+ * the end, so the profile comes back with it. -ENOENT if it was not stored. */
+int store_disk_profile_set_property(Store *s, const char *id, const char *key, const char *value);
 /* In creation order. Returns the number of damaged rows left out (logged by the caller). */
 int store_disk_profile_list(Store *s, StoreDiskProfile **ret, size_t *ret_n);
 void store_disk_profiles_free(StoreDiskProfile *l, size_t n);

@@ -1152,6 +1152,7 @@ static void check_writes_refused(Store *s, int error) {
         assert_se(store_profile_title_set(s, "icc-1", 0, "New title") == error);
         assert_se(store_disk_profile_add(s, &(StoreDiskProfile) { .id = "disk-new" }) == error);
         assert_se(store_disk_profile_remove(s, "disk-prof") == error);
+        assert_se(store_disk_profile_set_property(s, "disk-prof", "Qualifier", "x") == error);
         assert_se(store_begin(s) == error);
         assert_se(store_import_colord(s, "/nonexistent") == error);
         assert_se(store_backup(s) == 0);
@@ -1307,6 +1308,31 @@ static const StoreWalState wal_expected[] = {
 /* Damage to the write-ahead log is seen before SQLite drops it: the finding (which the
  * store logs), a copy of the damaged log kept, the store still opens with what the main
  * file and the usable frames hold. */
+/* Properties set on a disk profile after its creation are stored with it. */
+static void test_disk_profile_set_property(void) {
+        _cleanup_free_ char *dir = make_temp_dir();
+        Store *s = NULL;
+        assert_se(store_open(dir, &s) == 0);
+        populate(s);
+        assert_se(store_disk_profile_set_property(s, "disk-prof", "Qualifier", "RGB.Glossy.*") == 0);
+        assert_se(store_disk_profile_set_property(s, "disk-virtual", "MAPPING_device_id", "dev-a") == 0);
+        assert_se(store_disk_profile_set_property(s, "no-such", "Qualifier", "x") == -ENOENT);
+        s = store_free(s);
+        assert_se(store_open(dir, &s) == 0);
+        StoreDiskProfile *dp = NULL;
+        size_t n = 0;
+        assert_se(store_disk_profile_list(s, &dp, &n) == 0 && n == 2);
+        assert_se(strv_length(dp[0].properties) == 4); /* replaced in place */
+        assert_streq(dp[0].properties[0], "Qualifier");
+        assert_streq(dp[0].properties[1], "RGB.Glossy.*");
+        assert_se(strv_length(dp[1].properties) == 2); /* added */
+        assert_streq(dp[1].properties[0], "MAPPING_device_id");
+        assert_streq(dp[1].properties[1], "dev-a");
+        store_disk_profiles_free(dp, n);
+        s = store_free(s);
+        rm_rf(dir);
+}
+
 static void test_wal_checks(void) {
         _cleanup_free_ char *dir = make_temp_dir();
         Store *s = NULL;
@@ -1384,5 +1410,6 @@ int main(void) {
         test_bounds();
         test_read_only();
         test_wal_checks();
+        test_disk_profile_set_property();
         return 0;
 }

@@ -259,6 +259,11 @@ static void test_full_disk_while_running(void) {
         const char *on_device = has_relation(bus, dev, p3, "hard") ? p3 : p0;
         r = harness_call(bus, dev, CM_DEVICE_IFACE, "MakeProfileDefault", &e3, NULL, "o", on_device);
         assert_bus_error(r, &e3, CM_ERR "Internal");
+        _cleanup_(sd_bus_error_free) sd_bus_error e4 = SD_BUS_ERROR_NULL;
+        r = harness_call(bus, p0, CM_PROFILE_IFACE, "SetProperty", &e4, NULL, "ss", "Qualifier", "RGB.Glossy.0");
+        assert_bus_error(r, &e4, CM_PROFILE_ERR "Internal");
+        _cleanup_free_ char *q0 = harness_get_string(bus, p0, CM_PROFILE_IFACE, "Qualifier");
+        assert_streq(q0, "RGB.Plain.0");
 
         free_disk(h);
         stop(h);
@@ -278,12 +283,19 @@ static void test_full_disk_while_running(void) {
                 if (!ack[i])
                         assert_bus_ok(apply_change(bus, &changes[i], &error), &error);
         }
+        /* A property set on a disk profile is stored with it, and comes back. */
+        _cleanup_(sd_bus_error_free) sd_bus_error e5 = SD_BUS_ERROR_NULL;
+        assert_bus_ok(harness_call(bus, p0, CM_PROFILE_IFACE, "SetProperty", &e5, NULL, "ss", "Qualifier",
+                                   "RGB.Glossy.0"), &e5);
         stop(h);
         free(start_logged(h));
         sd_bus_flush_close_unref(bus);
         bus = harness_connect(h);
         for (size_t i = 0; i < N_CHANGES; i++)
                 assert_se(change_visible(bus, &changes[i], true));
+        _cleanup_free_ char *p0_again = profile_path(bus, 0);
+        _cleanup_free_ char *q0_after = harness_get_string(bus, p0_again, CM_PROFILE_IFACE, "Qualifier");
+        assert_streq(q0_after, "RGB.Glossy.0");
 
         stop(h);
         unmount_state(h);
