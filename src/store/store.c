@@ -407,8 +407,13 @@ int store_commit(Store *s) {
         if (!s->in_transaction)
                 return -ENOTCONN;
         int r = store_run(s, STMT_COMMIT);
-        if (r < 0)
-                return r; /* still open: the caller may retry or roll back */
+        if (r < 0) {
+                /* Rolled back, never left open: callers that only log a failed commit (a
+                 * rescan's cache writes on a full disk) would otherwise leave every later
+                 * write, acknowledged to a client, inside a transaction nothing commits. */
+                store_rollback(s);
+                return r;
+        }
         s->in_transaction = false;
         return 0;
 }

@@ -57,7 +57,8 @@ bool store_open_error_is_unwritable(int error);
 /* Commits a transaction left open by store_begin() (with a warning), then closes. */
 Store *store_free(Store *s);
 
-/* Group several writes into one commit (nesting is not supported: -EBUSY). */
+/* Group several writes into one commit (nesting is not supported: -EBUSY). A commit that
+ * fails rolls the transaction back: none is ever left open. */
 int store_begin(Store *s);
 int store_commit(Store *s);
 void store_rollback(Store *s);

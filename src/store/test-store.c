@@ -1333,6 +1333,36 @@ static void test_disk_profile_set_property(void) {
         rm_rf(dir);
 }
 
+/* A commit that fails (here a deferred foreign key; on a full disk, the write of the log)
+ * leaves no transaction open, so the next acknowledged write is committed at once. */
+static void test_failed_commit_leaves_no_transaction(void) {
+        _cleanup_free_ char *dir = make_temp_dir();
+        _cleanup_free_ char *db = path_in(dir, STORE_DB_NAME);
+        Store *s = NULL;
+        assert_se(store_open(dir, &s) == 0);
+        assert_se(store_begin(s) == 0);
+        assert_se(sqlite3_exec(s->db, "PRAGMA defer_foreign_keys = ON; INSERT INTO device_properties "
+                                      "(device_id, key, value) VALUES ('ghost', 'k', 'v')",
+                               NULL, NULL, NULL) == SQLITE_OK);
+        assert_se(store_commit(s) < 0);
+        assert_se(sqlite3_get_autocommit(s->db));
+        assert_se(store_begin(s) == 0);
+        assert_se(store_commit(s) == 0);
+        assert_se(store_mapping_set(s, "dev", "icc", 7) == 0);
+
+        /* Another connection sees it: it is in the files, not in an open transaction. */
+        sqlite3 *other = NULL;
+        sqlite3_stmt *st = NULL;
+        assert_se(sqlite3_open_v2(db, &other, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+        assert_se(sqlite3_prepare_v2(other, "SELECT timestamp FROM mappings WHERE device_id = 'dev'", -1, &st,
+                                     NULL) == SQLITE_OK);
+        assert_se(sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) == 7);
+        sqlite3_finalize(st);
+        sqlite3_close(other);
+        s = store_free(s);
+        rm_rf(dir);
+}
+
 static void test_wal_checks(void) {
         _cleanup_free_ char *dir = make_temp_dir();
         Store *s = NULL;
@@ -1411,5 +1441,6 @@ int main(void) {
         test_read_only();
         test_wal_checks();
         test_disk_profile_set_property();
+        test_failed_commit_leaves_no_transaction();
         return 0;
 }

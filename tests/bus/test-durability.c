@@ -10,6 +10,11 @@
  *  - a start on a read-only state directory, and on a full one: the daemon starts, serves
  *    the stored devices, profiles and mappings, says once why nothing will be stored, and
  *    refuses changes that need the store (temp objects still work); nothing is lost;
+ *  - a rescan while the disk is full (its cache writes fail at commit) leaves no transaction
+ *    behind: a change acknowledged afterwards is in the database files at once, as a crash
+ *    right then would find them, and the calls that store in one commit work again (before,
+ *    the store still counted the rolled-back transaction as open, and every later
+ *    CreateDevice/CreateProfile `disk` failed with "Device or resource busy");
  *  - promoting a virtual device (CreateDevice of its id) with properties that cannot all be
  *    taken: refused, and the virtual device is as it was, in memory and after a restart;
  *  - a profile directory whose listing fails during a rescan (made unreadable to the daemon,
@@ -24,6 +29,7 @@
 #include <fcntl.h>
 #include <pwd.h>
 #include <sched.h>
+#include <sqlite3.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 
@@ -462,6 +468,70 @@ static void test_failed_listing_changes_nothing(void) {
         h = finish(h);
 }
 
+static void copy_corpus_file(const char *name, const char *dir, const char *as);
+
+/* The Model of durable-dev as the database files hold it now: copied as a crash would
+ * leave them (tinct.db and its -wal, not the -shm) and read by SQLite, as the next start would. */
+static char *stored_model_after_crash(Harness *h) {
+        char tmpl[] = "/tmp/tinct-crash-copy-XXXXXX";
+        assert_se(mkdtemp(tmpl));
+        static const char *const names[] = { "tinct.db", "tinct.db-wal" };
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                _cleanup_free_ char *from = xasprintf("%s/%s", harness_state_dir(h), names[i]);
+                size_t n;
+                _cleanup_free_ uint8_t *data = pf_read(from, &n);
+                pf_write_atomic(tmpl, names[i], data, n);
+        }
+        _cleanup_free_ char *db_path = xasprintf("%s/tinct.db", tmpl);
+        sqlite3 *db = NULL;
+        assert_se(sqlite3_open(db_path, &db) == SQLITE_OK);
+        sqlite3_stmt *st = NULL;
+        assert_se(sqlite3_prepare_v2(db, "SELECT value FROM device_properties WHERE device_id = 'durable-dev' "
+                                         "AND key = 'Model'", -1, &st, NULL) == SQLITE_OK);
+        char *model = NULL;
+        if (sqlite3_step(st) == SQLITE_ROW)
+                model = strdup((const char *) sqlite3_column_text(st, 0));
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+        _cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", tmpl);
+        assert_se(system(cmd) == 0);
+        return model;
+}
+
+static void test_rescan_on_full_disk_leaves_no_transaction(void) {
+        _cleanup_harness_ Harness *h = start_harness();
+        stop(h);
+        mount_small_tmpfs(h);
+        free(start_logged(h));
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = harness_connect(h);
+        make_objects(bus);
+
+        /* A new file in the profile directory (not on the full disk) makes a rescan that
+         * caches the file's facts, and the commit of that fails. */
+        fill_disk(h);
+        _cleanup_recorder_ Recorder *rec = recorder_new(bus);
+        copy_corpus_file("colord-data--sRGB.icc", harness_profile_dir(h), "rescan-srgb.icc");
+        recorder_wait(rec, "ProfileAdded", CM_PATH);
+        /* Answered only once the rescan, whose commit comes after the signal, has ended. */
+        _cleanup_free_ char *in_dir = xasprintf("%s/rescan-srgb.icc", harness_profile_dir(h));
+        _cleanup_free_ char *found = must_find(bus, "FindProfileByFilename", in_dir);
+        free_disk(h);
+
+        _cleanup_free_ char *dev = must_find(bus, "FindDeviceById", "durable-dev");
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        assert_bus_ok(harness_call(bus, dev, CM_DEVICE_IFACE, "SetProperty", &e, NULL, "ss", "Model", "After"), &e);
+        _cleanup_free_ char *model = stored_model_after_crash(h);
+        assert_streq(strempty(model), "After");
+        /* And the calls that store several rows in one commit work again. */
+        free(harness_must_create_device(bus, "durable-after-rescan", "disk", "printer", NO_KV));
+        free(harness_must_create_profile(bus, "durable-after-rescan", "disk", KV("Title", "After the rescan")));
+
+        bus = sd_bus_flush_close_unref(bus);
+        stop(h);
+        unmount_state(h);
+        h = finish(h);
+}
+
 #define VIRT_KEYS 120
 
 static void test_virtual_promotion_all_or_nothing(void) {
@@ -538,6 +608,7 @@ int main(void) {
         RUN(test_full_disk_while_running);
         RUN(test_read_only_start);
         RUN(test_full_disk_at_start);
+        RUN(test_rescan_on_full_disk_leaves_no_transaction);
         RUN(test_virtual_promotion_all_or_nothing);
         RUN(test_failed_listing_changes_nothing);
         return 0;
