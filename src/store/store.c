@@ -890,7 +890,7 @@ int store_schema_version(Store *s) {
 static int probe_unwritable(const char *dir) {
         _cleanup_close_ int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
         if (fd < 0)
-                return errno == EOPNOTSUPP || errno == EISDIR ? 0 : -errno;
+                return errno == EOPNOTSUPP || errno == EISDIR || errno == ENOENT ? 0 : -errno;
         int r = posix_fallocate(fd, 0, 65536);
         return r == ENOSPC || r == EDQUOT || r == EIO ? -r : 0;
 }
