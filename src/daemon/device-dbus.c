@@ -162,14 +162,19 @@ static int set_property_authorized(sd_bus_message *msg, Manager *m, Client *c, s
                 return r;
         if (streq(key, "Kind") && !names_device_kind_is_valid(value))
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "device type %s not recognised", value);
-        r = device_set_property(d, key, value, &prop);
-        if (r == -E2BIG)
+        if (device_check_property(d, key) == -E2BIG)
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "too many metadata entries");
+        /* Stored first: a change the disk refuses is answered as an error and not made, so
+         * nothing acknowledged is lost at the next start. */
+        if (d->scope == SCOPE_DISK && !streq(key, "Enabled")) {
+                r = store_device_set_property(m->store, d->id, key, value);
+                if (r < 0)
+                        return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "failed to save property %s: %s",
+                                             key, strerror(-r));
+        }
+        r = device_set_property(d, key, value, &prop);
         if (r < 0)
-                return r;
-        if (d->scope == SCOPE_DISK && !streq(key, "Enabled") &&
-            (r = store_device_set_property(m->store, d->id, key, value)) < 0)
-                log_warning_errno(r, "Failed to save property %s of %s: %m", key, d->id);
+                return r; /* only -ENOMEM is left; the stored value then shows at the next start */
         device_emit_properties(d, prop, NULL);
         return sd_bus_reply_method_return(msg, "");
 }
@@ -193,14 +198,27 @@ static int add_profile_authorized(sd_bus_message *msg, Manager *m, Client *c, sd
                 return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_PROFILE_DOES_NOT_EXIST,
                                      "profile object path '%s' does not exist", path);
         uint64_t now = now_usec();
+        bool was_soft = device_find_profile(d, p) != NULL;
         r = device_add_profile(d, p, hard, now);
         if (r == -EEXIST)
                 return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_PROFILE_ALREADY_ADDED,
                                      "profile object path '%s' has already been added", path);
         if (r < 0)
                 return r;
-        if (hard && (r = store_mapping_set(m->store, d->id, p->id, now)) < 0)
-                log_warning_errno(r, "Failed to save mapping %s → %s: %m", d->id, p->id);
+        /* A hard relation is a stored choice: when the disk refuses it, the relation is taken
+         * back (nothing was signalled yet) and the caller told, rather than acknowledged and
+         * lost at the next start. */
+        if (hard) {
+                r = store_mapping_set(m->store, d->id, p->id, now);
+                if (r < 0) {
+                        if (was_soft)
+                                device_find_profile(d, p)->hard = false;
+                        else
+                                (void) device_remove_profile(d, p);
+                        return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "failed to save the profile choice: %s",
+                                             strerror(-r));
+                }
+        }
         device_touch(d);
         device_emit_relations_changed(d, true, NULL);
         if (hard)
@@ -239,12 +257,15 @@ static int remove_profile_authorized(sd_bus_message *msg, Manager *m, Client *c,
         int r = read_profile_arg(msg, m, c, &d, &p, &path, error);
         if (r < 0)
                 return r;
-        if (!p || device_remove_profile(d, p) < 0)
+        if (!p || !device_find_profile(d, p))
                 return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_PROFILE_DOES_NOT_EXIST,
                                      "profile object path '%s' does not exist on '%s'", path, d->path);
-        /* Timestamp 0 remembers that the user removed it: no automatic re-adding (colord §5.5). */
-        if ((r = store_mapping_set(m->store, d->id, p->id, 0)) < 0)
-                log_warning_errno(r, "Failed to save removal of %s from %s: %m", p->id, d->id);
+        /* Timestamp 0 remembers that the user removed it: no automatic re-adding (colord §5.5).
+         * Stored first: if the disk refuses, the relation stays and the caller is told. */
+        r = store_mapping_set(m->store, d->id, p->id, 0);
+        if (r < 0)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "failed to save the removal: %s", strerror(-r));
+        (void) device_remove_profile(d, p);
         device_touch(d);
         device_emit_relations_changed(d, true, NULL);
         propagate_choice(m, c, d, p, CHOICE_REMOVE, 0);

@@ -87,6 +87,29 @@ static int set_string(char **field, char *value) {
         return 0;
 }
 
+static bool is_field_property(const char *key) {
+        static const char *const fields[] = { "Kind", "Model", "Vendor", "Serial", "Colorspace",
+                                              "Format", "Mode", "Seat", "Embedded" };
+        for (size_t i = 0; i < ELEMENTSOF(fields); i++)
+                if (streq(key, fields[i]))
+                        return true;
+        return false;
+}
+
+unsigned device_new_metadata_keys(const Device *d, const StrMap *props) {
+        unsigned n = 0;
+        for (size_t i = 0; i < props->n; i++)
+                if (!is_field_property(props->entries[i].key) && !strmap_get(&d->metadata, props->entries[i].key))
+                        n++;
+        return n;
+}
+
+int device_check_property(const Device *d, const char *key) {
+        if (is_field_property(key) || strmap_get(&d->metadata, key) || d->metadata.n < LIMIT_METADATA_ENTRIES)
+                return 0;
+        return -E2BIG;
+}
+
 int device_set_property(Device *d, const char *key, const char *value, const char **ret_property) {
         const char *prop = key;
         int r = 0;
@@ -110,8 +133,9 @@ int device_set_property(Device *d, const char *key, const char *value, const cha
         else if (streq(key, "Embedded"))
                 d->embedded = true; /* any value sets it, as in colord */
         else {
-                if (!strmap_get(&d->metadata, key) && d->metadata.n >= LIMIT_METADATA_ENTRIES)
-                        return -E2BIG;
+                r = device_check_property(d, key);
+                if (r < 0)
+                        return r;
                 r = strmap_set(&d->metadata, key, value);
                 prop = "Metadata";
         }

@@ -57,6 +57,13 @@ Device *device_free(Device *d);
  * normalisation), others go to Metadata. *ret_property is the bus property that changed. */
 int device_set_property(Device *d, const char *key, const char *value, const char **ret_property);
 
+/* -E2BIG when device_set_property(d, key, …) would add a Metadata entry beyond
+ * LIMIT_METADATA_ENTRIES; then nothing else can refuse it but a failed allocation. So a
+ * caller checks first, stores, and only then changes the device. */
+int device_check_property(const Device *d, const char *key);
+/* How many Metadata entries applying every property of props would add. */
+unsigned device_new_metadata_keys(const Device *d, const StrMap *props);
+
 /* Relations. device_add_profile: -EEXIST if already there with the same or a stronger
  * relation; a soft entry asked for hard is upgraded in place. */
 int device_add_profile(Device *d, Profile *p, bool hard, uint64_t timestamp);

@@ -250,8 +250,12 @@ int main(int argc, char **argv) {
                 return log_error_errno(r, "Failed to set up the event loop: %m"), EXIT_FAILURE;
 
         r = store_open(m->config.state_dir, &m->store);
+        /* A full or read-only disk: serve what is stored and refuse changes, rather than
+         * leave every client without colour management. */
+        if (r < 0 && store_open_error_is_unwritable(r))
+                r = store_open_read_only(m->config.state_dir, r, &m->store);
         if (r < 0)
-                return EXIT_FAILURE; /* store_open() said why */
+                return EXIT_FAILURE; /* the store said why */
         if (import_colord_dir)
                 (void) store_import_colord(m->store, import_colord_dir);
         free(import_colord_dir);

@@ -296,6 +296,32 @@ static int store_disk_device(Manager *m, Device *d, const StrMap *props, bool is
         return r;
 }
 
+/* Everything is checked, then stored, and only then is the device changed: a refused
+ * promotion (too many Metadata entries, a disk that refuses the write) leaves the virtual
+ * device as it was, in memory and on disk. What remains that can fail is an allocation. */
+static int promote_virtual_device(sd_bus_message *msg, Manager *m, Device *existing, const StrMap *props,
+                                  sd_bus_error *error) {
+        if (existing->metadata.n + device_new_metadata_keys(existing, props) > LIMIT_METADATA_ENTRIES)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "too many metadata entries");
+        _cleanup_free_ char *mode = strdup(strmap_get(props, "Mode") ?: "physical");
+        if (!mode)
+                return -ENOMEM;
+        int r;
+        if (existing->scope == SCOPE_DISK) {
+                r = store_disk_device(m, existing, props, false);
+                if (r < 0)
+                        return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "failed to save device: %s", strerror(-r));
+        }
+        r = device_apply_properties(existing, props);
+        if (r < 0)
+                return r;
+        free(existing->mode);
+        existing->mode = TAKE_PTR(mode);
+        device_emit_properties(existing, "Mode", "Model", "Vendor", "Serial", "Kind", "Colorspace",
+                               "Format", "Seat", "Embedded", "Metadata", NULL);
+        return sd_bus_reply_method_return(msg, "o", existing->path);
+}
+
 static int create_device_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
         const char *id, *scope_str;
         _cleanup_(strmap_clear) StrMap props = { 0 };
@@ -330,16 +356,7 @@ static int create_device_authorized(sd_bus_message *msg, Manager *m, Client *c, 
                  * real one: promote it in place, no duplicate object (colord §16.6). */
                 if (!streq_ptr(existing->mode, "virtual"))
                         return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_ALREADY_EXISTS, "device id '%s' already exists", id);
-                if (existing->scope == SCOPE_DISK && (r = store_disk_device(m, existing, &props, false)) < 0)
-                        return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "failed to save device: %s", strerror(-r));
-                if ((r = free_and_strdup(&existing->mode, "physical")) < 0 ||
-                    (r = device_apply_properties(existing, &props)) < 0)
-                        return r;
-                if (!strmap_get(&props, "Mode"))
-                        (void) free_and_strdup(&existing->mode, "physical");
-                device_emit_properties(existing, "Mode", "Model", "Vendor", "Serial", "Kind", "Colorspace",
-                                       "Format", "Seat", "Embedded", "Metadata", NULL);
-                return sd_bus_reply_method_return(msg, "o", existing->path);
+                return promote_virtual_device(msg, m, existing, &props, error);
         }
         if ((r = check_object_quota(m, c, error)) < 0)
                 return r;
@@ -483,6 +500,32 @@ static int store_disk_profile(Manager *m, Profile *p, const StrMap *props, sd_bu
         return 0;
 }
 
+/* A disk profile and its creator's title are stored in one commit, before the profile
+ * exists: both or neither, so a refused call leaves no row that would bring it back. */
+static int store_new_profile(Manager *m, Profile *p, const StrMap *props, const char *title, uid_t uid,
+                             sd_bus_error *error) {
+        if (p->scope != SCOPE_DISK && !title)
+                return 0;
+        int r = store_begin(m->store);
+        if (r < 0)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "failed to save profile: %s", strerror(-r));
+        if (p->scope == SCOPE_DISK)
+                r = store_disk_profile(m, p, props, error);
+        if (r >= 0 && title) {
+                r = store_profile_title_set(m->store, p->id, uid, title);
+                if (r < 0)
+                        r = bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "failed to save title: %s", strerror(-r));
+        }
+        if (r >= 0) {
+                r = store_commit(m->store);
+                if (r < 0)
+                        r = bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "failed to save profile: %s", strerror(-r));
+        }
+        if (r < 0)
+                store_rollback(m->store);
+        return r;
+}
+
 static int create_profile_common(sd_bus_message *msg, Manager *m, Client *c, bool with_fd, sd_bus_error *error) {
         const char *id, *scope_str;
         int fd = -1, r;
@@ -547,10 +590,9 @@ static int create_profile_common(sd_bus_message *msg, Manager *m, Client *c, boo
         if (r < 0)
                 return r;
 
-        if (scope == SCOPE_DISK && (r = store_disk_profile(m, p, &props, error)) < 0)
+        r = store_new_profile(m, p, &props, title, c->uid, error);
+        if (r < 0)
                 return r;
-        if (title && (r = store_profile_title_set(m->store, id, c->uid, title)) < 0)
-                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "failed to save title: %s", strerror(-r));
         if (scope == SCOPE_TEMP) {
                 if ((r = free_and_strdup(&p->creator, c->name)) < 0)
                         return r;

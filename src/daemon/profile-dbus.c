@@ -63,11 +63,19 @@ static int set_property_authorized(sd_bus_message *msg, Manager *m, Client *c, s
                 if (c->uid != 0 && c->uid != m->daemon_uid && c->uid != p->owner)
                         return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_FAILED_TO_AUTHENTICATE,
                                              "profile '%s' belongs to another user", p->id);
-                r = manager_profile_set_property(m, p, key, value, &prop);
-                if (r == -E2BIG)
+                if (profile_check_property(p, key) == -E2BIG)
                         return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "too many metadata entries");
+                /* A disk profile comes back from the store: the change is stored first, and
+                 * one the disk refuses is answered as an error and not made. */
+                if (p->scope == SCOPE_DISK) {
+                        r = store_disk_profile_set_property(m->store, p->id, key, value);
+                        if (r < 0)
+                                return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_INTERNAL, "failed to save property %s: %s",
+                                                     key, strerror(-r));
+                }
+                r = manager_profile_set_property(m, p, key, value, &prop);
                 if (r < 0)
-                        return r;
+                        return r; /* only -ENOMEM is left */
         }
         profile_emit_property_changed(p, prop);
         return sd_bus_reply_method_return(msg, "");

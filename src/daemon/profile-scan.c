@@ -145,7 +145,11 @@ static int compare_names(const void *a, const void *b) {
         return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
-static void walk_dir(Manager *m, const char *dir, int depth, FileList *into) {
+static int walk_dir(Manager *m, const char *dir, int depth, const FileList *known, FileList *into);
+
+/* Lists dir (and below) into `into`. Any failure is returned: a listing cut short must not
+ * be taken for the directory's content. A directory that no longer exists is empty. */
+static int list_dir(Manager *m, const char *dir, int depth, const FileList *known, FileList *into) {
         ProfileWatch *w = m->profile_watch;
         if (w && inotify_add_watch(w->fd, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE |
                                                        IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ATTRIB |
@@ -156,28 +160,38 @@ static void walk_dir(Manager *m, const char *dir, int depth, FileList *into) {
         _cleanup_strv_free_ char **names = NULL;
         size_t n_names = 0, allocated = 0;
         DIR *d = opendir(dir);
-        if (!d) {
-                if (errno != ENOENT)
-                        log_warning_errno(errno, "Cannot read profile directory %s: %m", dir);
-                return;
-        }
-        struct dirent *de;
-        while ((de = readdir(d))) {
+        if (!d)
+                return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+        int r = 0;
+        for (;;) {
+                errno = 0;
+                struct dirent *de = readdir(d);
+                if (!de) {
+                        r = -errno;
+                        break;
+                }
                 if (streq(de->d_name, ".") || streq(de->d_name, ".."))
                         continue;
                 if (n_names + 1 >= allocated) {
                         size_t want = allocated ? allocated * 2 : 64;
                         char **t = realloc(names, want * sizeof(char *));
-                        if (!t)
+                        if (!t) {
+                                r = -ENOMEM;
                                 break;
+                        }
                         names = t;
                         allocated = want;
                 }
-                if (!(names[n_names] = strdup(de->d_name)))
+                names[n_names] = strdup(de->d_name);
+                if (!names[n_names]) {
+                        r = -ENOMEM;
                         break;
+                }
                 names[++n_names] = NULL;
         }
         closedir(d);
+        if (r < 0)
+                return r;
         /* Sorted, so which of two identical files wins does not depend on the filesystem. */
         if (names)
                 qsort(names, n_names, sizeof(char *), compare_names);
@@ -185,22 +199,67 @@ static void walk_dir(Manager *m, const char *dir, int depth, FileList *into) {
         STRV_FOREACH(n, names) {
                 _cleanup_free_ char *path = NULL;
                 struct stat st;
-                if (is_temporary_name(*n) || asprintf(&path, "%s/%s", dir, *n) < 0 || lstat(path, &st) < 0)
+                if (is_temporary_name(*n))
                         continue;
+                if (asprintf(&path, "%s/%s", dir, *n) < 0)
+                        return -ENOMEM;
+                if (lstat(path, &st) < 0) {
+                        if (errno == ENOENT)
+                                continue; /* gone since the listing */
+                        return -errno;
+                }
                 if (S_ISDIR(st.st_mode)) {
-                        if (depth < MAX_DEPTH)
-                                walk_dir(m, path, depth + 1, into);
-                        else
+                        if (depth < MAX_DEPTH) {
+                                r = walk_dir(m, path, depth + 1, known, into);
+                                if (r < 0)
+                                        return r;
+                        } else
                                 log_warning("Not descending into %s: deeper than %d levels", path, MAX_DEPTH);
-                } else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
-                        (void) stat_identity(path, into);
+                } else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
+                        r = stat_identity(path, into);
+                        if (r < 0)
+                                return r;
+                }
         }
+        return 0;
 }
 
-static void walk_all(Manager *m, FileList *into) {
-        STRV_FOREACH(dir, m->config.profile_dirs)
-                walk_dir(m, *dir, 0, into);
+static void file_list_truncate(FileList *l, size_t n) {
+        while (l->n > n)
+                free(l->files[--l->n].path);
+}
+
+/* Lists dir into `into`. When its listing fails (an allocation, an unreadable directory, an
+ * I/O error), what `known` had below dir is kept instead: a rescan would otherwise take
+ * those files for deleted and remove their profiles. Returns an error only when even that
+ * fails; the caller then changes nothing at all. */
+static int walk_dir(Manager *m, const char *dir, int depth, const FileList *known, FileList *into) {
+        size_t start = into->n;
+        int r = list_dir(m, dir, depth, known, into);
+        if (r >= 0)
+                return 0;
+        log_warning_errno(r, "Cannot list %s: %m. What was found there before is kept.", dir);
+        file_list_truncate(into, start);
+        size_t len = strlen(dir);
+        for (size_t i = 0; known && i < known->n; i++) {
+                const FileIdentity *f = &known->files[i];
+                if (strncmp(f->path, dir, len) == 0 && f->path[len] == '/') {
+                        r = file_list_add(into, f->path, f->size, f->mtime_ns, f->inode);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        return 0;
+}
+
+static int walk_all(Manager *m, const FileList *known, FileList *into) {
+        STRV_FOREACH(dir, m->config.profile_dirs) {
+                int r = walk_dir(m, *dir, 0, known, into);
+                if (r < 0)
+                        return r;
+        }
         file_list_sort(into);
+        return 0;
 }
 
 /* The profile the daemon made for this file, not a client's profile naming the same path. */
@@ -237,7 +296,12 @@ static void rescan(Manager *m) {
         Rescan r = { 0 };
         unsigned added = 0, removed = 0, moved = 0;
 
-        walk_all(m, &now);
+        int k = walk_all(m, &w->known, &now);
+        if (k < 0) {
+                log_warning_errno(k, "Cannot list the profile directories: %m. Nothing is changed.");
+                file_list_clear(&now);
+                return;
+        }
         file_list_diff(&w->known, &now, collect_change, &r);
         if (r.gone.n == 0 && r.arrived.n == 0)
                 goto done;
@@ -334,7 +398,11 @@ int profile_scan_all(Manager *m) {
         if (!w->io)
                 w->fd = -1;
 
-        walk_all(m, &w->known);
+        /* A failed listing here leaves files out until a rescan lists them; nothing known
+         * can be lost yet. Their cache rows are kept then. */
+        int r = walk_all(m, NULL, &w->known);
+        if (r < 0)
+                log_warning_errno(r, "Cannot list the profile directories: %m. Some profiles are missing until the next rescan.");
         (void) store_begin(m->store);
         /* No automatic assignment here: no device exists yet (colord §5.5); disk devices are
          * restored after the scan and pick up their mappings then. */
@@ -343,7 +411,7 @@ int profile_scan_all(Manager *m) {
         (void) store_commit(m->store);
 
         /* Forget cached files that are gone, so the cache does not grow for ever. */
-        _cleanup_strv_free_ char **live = calloc(w->known.n + 1, sizeof(char *));
+        _cleanup_strv_free_ char **live = r < 0 ? NULL : calloc(w->known.n + 1, sizeof(char *));
         if (live) {
                 for (size_t i = 0; i < w->known.n; i++)
                         live[i] = w->known.files[i].path;

@@ -61,6 +61,15 @@ static int set_metadata(Profile *p, const char *key, const char *value) {
         return strmap_set(&p->metadata, key, value);
 }
 
+int profile_check_property(const Profile *p, const char *key) {
+        if (streq(key, "Filename") || streq(key, "Qualifier") || streq(key, "Format") || streq(key, "Colorspace"))
+                return 0;
+        const char *k = streq(key, "CreatorApp") ? "CMF_product" : key;
+        if (!strmap_get(&p->metadata, k) && p->metadata.n >= LIMIT_METADATA_ENTRIES)
+                return -E2BIG;
+        return 0;
+}
+
 int profile_set_property(Profile *p, const char *key, const char *value, const char **ret_property) {
         const char *prop = key;
         int r;

@@ -52,6 +52,9 @@ struct Profile {
 int profile_new(Manager *m, const char *id, uid_t owner, Scope scope, Profile **ret);
 Profile *profile_free(Profile *p);
 
+/* -E2BIG when profile_set_property(p, key, …) would add a Metadata entry beyond
+ * LIMIT_METADATA_ENTRIES: checked before the value is stored. */
+int profile_check_property(const Profile *p, const char *key);
 /* Applies a CreateProfile/SetProperty property (colord §4.2). Title is per-user and handled
  * by the caller. *ret_property is the bus property that changed. */
 int profile_set_property(Profile *p, const char *key, const char *value, const char **ret_property);

@@ -292,6 +292,8 @@ static int colord_open(const char *dir, const char *name, sqlite3 **ret) {
 int store_import_colord(Store *s, const char *colord_dir) {
         if (!colord_dir)
                 return -EINVAL;
+        if (s->read_only_error < 0)
+                return s->read_only_error; /* not done: it runs at the first writable start */
 
         _cleanup_free_ char *done = NULL;
         int r = store_info_get(s, COLORD_IMPORT_KEY, &done);

@@ -70,6 +70,8 @@ typedef enum StoreStatement {
         STMT_DISK_PROFILE_ADD,
         STMT_DISK_PROFILE_REMOVE,
         STMT_DISK_PROFILE_LIST,
+        STMT_DISK_PROFILE_GET_PROPERTIES,
+        STMT_DISK_PROFILE_SET_PROPERTIES,
 
         _STMT_MAX,
 } StoreStatement;
@@ -82,6 +84,7 @@ struct Store {
         sqlite3_stmt *stmts[_STMT_MAX];
         bool in_transaction;      /* store_begin() was called */
         int64_t changes_at_backup; /* sqlite3_total_changes() when the last backup was made */
+        int read_only_error;       /* 0, or the negative errno every write answers (store_open_read_only) */
 };
 
 /* Schema version this build writes; store_open() migrates older files up to it. */

@@ -42,6 +42,52 @@ int store_disk_profile_remove(Store *s, const char *id) {
         return r;
 }
 
+/* Replaces or appends key in a key, value, ... list. */
+static int pairs_set(char ***pairs, const char *key, const char *value) {
+        for (char **k = *pairs; k && k[0] && k[1]; k += 2)
+                if (streq(k[0], key))
+                        return free_and_strdup(&k[1], value);
+        int r = strv_extend(pairs, key);
+        if (r < 0)
+                return r;
+        return strv_extend(pairs, value);
+}
+
+int store_disk_profile_set_property(Store *s, const char *id, const char *key, const char *value) {
+        if (!id || !key || !value)
+                return -EINVAL;
+        StoreOp op;
+        int r = store_op_begin(s, true, &op);
+        if (r < 0)
+                return r;
+        _cleanup_strv_free_ char **pairs = NULL;
+        {
+                _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+                r = store_stmt(s, STMT_DISK_PROFILE_GET_PROPERTIES, &st);
+                if (r >= 0)
+                        r = store_bind_text(st, 1, id);
+                if (r >= 0)
+                        r = store_step_row(s, st);
+                if (r == 0)
+                        r = -ENOENT;
+                if (r > 0)
+                        r = store_column_strv(st, 0, &pairs);
+        }
+        if (r >= 0)
+                r = pairs_set(&pairs, key, value);
+        if (r >= 0) {
+                _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+                r = store_stmt(s, STMT_DISK_PROFILE_SET_PROPERTIES, &st);
+                if (r >= 0)
+                        r = store_bind_text(st, 1, id);
+                if (r >= 0)
+                        r = store_bind_strv(st, 2, pairs);
+                if (r >= 0)
+                        r = store_step_done(s, st);
+        }
+        return store_op_end(s, &op, r);
+}
+
 static void disk_profile_clear(StoreDiskProfile *p) {
         free(p->id);
         strv_free(p->properties);

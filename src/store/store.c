@@ -15,6 +15,7 @@
 
 #include "fileio.h"
 #include "log.h"
+#include "store-wal.h"
 #include "strv.h"
 
 /* Other processes (tinct export/import) may hold the write lock briefly. The daemon's loop
@@ -112,6 +113,8 @@ static const char *const statement_sql[_STMT_MAX] = {
                 "INSERT INTO disk_profiles (profile_id, owner, properties, data) VALUES (?1, ?2, ?3, ?4)",
         [STMT_DISK_PROFILE_REMOVE] = "DELETE FROM disk_profiles WHERE profile_id = ?1",
         [STMT_DISK_PROFILE_LIST] = "SELECT profile_id, owner, properties, data FROM disk_profiles ORDER BY seq",
+        [STMT_DISK_PROFILE_GET_PROPERTIES] = "SELECT properties FROM disk_profiles WHERE profile_id = ?1",
+        [STMT_DISK_PROFILE_SET_PROPERTIES] = "UPDATE disk_profiles SET properties = ?2 WHERE profile_id = ?1",
 };
 
 /* Forward migrations: entry v takes a file from user_version v to v + 1, in one transaction
@@ -303,7 +306,18 @@ int store_stmt(Store *s, StoreStatement id, sqlite3_stmt **ret) {
         return 0;
 }
 
+/* A read-only store refuses every statement that would write, before SQLite sees it: its
+ * in-memory copy would accept the write and lose it at exit. */
+static int refuse_write(Store *s, sqlite3_stmt *st) {
+        if (s->read_only_error < 0 && !sqlite3_stmt_readonly(st))
+                return s->read_only_error;
+        return 0;
+}
+
 int store_step_done(Store *s, sqlite3_stmt *st) {
+        int r = refuse_write(s, st);
+        if (r < 0)
+                return r;
         int rc = sqlite3_step(st);
         if (rc == SQLITE_DONE || rc == SQLITE_ROW)
                 return 0;
@@ -312,6 +326,9 @@ int store_step_done(Store *s, sqlite3_stmt *st) {
 }
 
 int store_step_row(Store *s, sqlite3_stmt *st) {
+        int r = refuse_write(s, st);
+        if (r < 0)
+                return r;
         int rc = sqlite3_step(st);
         if (rc == SQLITE_ROW)
                 return 1;
@@ -390,8 +407,13 @@ int store_commit(Store *s) {
         if (!s->in_transaction)
                 return -ENOTCONN;
         int r = store_run(s, STMT_COMMIT);
-        if (r < 0)
-                return r; /* still open: the caller may retry or roll back */
+        if (r < 0) {
+                /* Rolled back, never left open: callers that only log a failed commit (a
+                 * rescan's cache writes on a full disk) would otherwise leave every later
+                 * write, acknowledged to a client, inside a transaction nothing commits. */
+                store_rollback(s);
+                return r;
+        }
         s->in_transaction = false;
         return 0;
 }
@@ -626,6 +648,9 @@ static int db_open_main(const char *path, sqlite3 **ret, int *ret_version, char 
                 r = db_exec_text(db, "PRAGMA synchronous = NORMAL", NULL);
         if (r >= 0)
                 r = db_exec_text(db, "PRAGMA foreign_keys = ON", NULL);
+        /* The -wal or -shm could not be made: the OS error says why (EROFS, ENOSPC, ...). */
+        if (r == -ENOENT && sqlite3_system_errno(db) > 0)
+                r = -sqlite3_system_errno(db);
         if (r < 0) {
                 if (ret_reason)
                         *ret_reason = strdup(sqlite3_errmsg(db));
@@ -703,6 +728,8 @@ static int backup_write(Store *s) {
 }
 
 int store_backup(Store *s) {
+        if (s->read_only_error < 0)
+                return 0; /* nothing was changed, and the disk takes no new file */
         if (s->in_transaction || !sqlite3_get_autocommit(s->db))
                 return -EBUSY; /* a backup of half a change is no backup */
         if (sqlite3_total_changes64(s->db) == s->changes_at_backup)
@@ -857,6 +884,17 @@ int store_schema_version(Store *s) {
         return r < 0 ? r : v;
 }
 
+/* Why the state directory takes no data, when it takes none: SQLite reports a full disk as a
+ * bare I/O error on its -shm, and a read-only one as a file it cannot open. An unnamed
+ * file (O_TMPFILE) given some space asks the filesystem itself and leaves nothing behind. */
+static int probe_unwritable(const char *dir) {
+        _cleanup_close_ int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return errno == EOPNOTSUPP || errno == EISDIR || errno == ENOENT ? 0 : -errno;
+        int r = posix_fallocate(fd, 0, 65536);
+        return r == ENOSPC || r == EDQUOT || r == EIO ? -r : 0;
+}
+
 /* ---- open / close --------------------------------------------------------------------- */
 
 Store *store_free(Store *s) {
@@ -876,6 +914,63 @@ Store *store_free(Store *s) {
         free(s->backup_dir);
         free(s);
         return NULL;
+}
+
+/* A copy of a log SQLite is about to ignore, beside it: SQLite overwrites it at the next
+ * write, and the frames in it may still be read by hand. */
+static void keep_wal_copy(const Store *s) {
+        char stamp[32];
+        time_t now = time(NULL);
+        struct tm tm;
+        strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime_r(&now, &tm));
+        _cleanup_free_ char *wal = NULL, *copy = NULL;
+        if (asprintf(&wal, "%s-wal", s->db_path) < 0 || asprintf(&copy, "%s-wal.damaged-%s", s->db_path, stamp) < 0) {
+                log_oom();
+                return;
+        }
+        int r = copy_file_atomic(wal, copy);
+        if (r < 0)
+                log_error_errno(r, "Failed to keep a copy of %s: %m", wal);
+        else
+                log_error("Kept a copy of the damaged log as %s.", copy);
+}
+
+/* Says what SQLite would not: a write-ahead log it is going to ignore, in part or whole,
+ * and with it changes that were acknowledged (docs/durability.md). */
+static void check_wal(const Store *s) {
+        StoreWalReport w;
+        int r = store_wal_check(s->db_path, &w);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot read the write-ahead log of %s: %m", s->db_path);
+                return;
+        }
+        switch (w.state) {
+        case STORE_WAL_NONE:
+        case STORE_WAL_EMPTY:
+        case STORE_WAL_OK:
+                return;
+        case STORE_WAL_MISSING:
+                log_error("%s-wal is missing while %s-shm is there: the database was in use when it was last "
+                          "closed (a crash?) and its write-ahead log has been deleted since. Changes not yet "
+                          "copied into %s, if there were any, are lost.", s->db_path, s->db_path, s->db_path);
+                return;
+        case STORE_WAL_SHORT:
+                log_error("%s-wal is %" PRIu64 " bytes, shorter than its header: the write-ahead log was cut, "
+                          "and SQLite ignores it. The changes it held are lost.", s->db_path, w.size);
+                break;
+        case STORE_WAL_BAD_HEADER:
+                log_error("%s-wal has a damaged header: SQLite ignores all %" PRIu64 " bytes of the write-ahead "
+                          "log. Changes not yet copied into %s are lost.", s->db_path, w.size, s->db_path);
+                break;
+        case STORE_WAL_DAMAGED:
+                log_error("%s-wal is damaged: SQLite applies its first %u frames and ignores the rest "
+                          "(%u frames from one that fails its checksum on, %u of a transaction without its "
+                          "commit%s). The changes in those are lost (damage to the file, or a crash while "
+                          "it was written).", s->db_path, w.frames_committed, w.frames_ignored,
+                          w.frames_valid - w.frames_committed, w.cut ? ", and a frame cut short at the end" : "");
+                break;
+        }
+        keep_wal_copy(s);
 }
 
 int store_open_version(const char *state_dir, StoreOpenFlags flags, int max_version, Store **ret) {
@@ -908,6 +1003,11 @@ int store_open_version(const char *state_dir, StoreOpenFlags flags, int max_vers
                                     s->db_path, s->backup_dir, s->db_path);
         }
 
+        /* Before SQLite sees the log: it drops a damaged one silently. Tools open a store a
+         * running daemon may be writing, whose log is live: not theirs to judge. */
+        if (existed && !(flags & STORE_OPEN_NO_CREATE))
+                check_wal(s);
+
         int version = 0;
         _cleanup_free_ char *reason = NULL;
         struct stat st;
@@ -925,8 +1025,11 @@ int store_open_version(const char *state_dir, StoreOpenFlags flags, int max_vers
                 sqlite3_close_v2(s->db);
                 s->db = NULL;
                 r = store_recover(s, "the file holds no schema (truncated?)", &version);
-        } else if (r < 0)
+        } else if (r < 0) {
+                if (store_open_error_is_unwritable(r) && probe_unwritable(state_dir) < 0)
+                        r = probe_unwritable(state_dir);
                 return log_error_errno(r, "Failed to open %s: %m (%s)", s->db_path, strempty(reason));
+        }
         if (r < 0)
                 return r;
 
@@ -952,6 +1055,171 @@ int store_open_version(const char *state_dir, StoreOpenFlags flags, int max_vers
 
         *ret = TAKE_PTR(s);
         return 0;
+}
+
+/* The URI form of a path for SQLite: '%', '?' and '#' would otherwise end or escape it. */
+static char *uri_of_path(const char *path, const char *query) {
+        size_t n = strlen(path), extra = 0;
+        for (size_t i = 0; i < n; i++)
+                if (strchr("%?#", path[i]))
+                        extra += 2;
+        char *uri = malloc(strlen("file:") + n + extra + strlen(query) + 1);
+        if (!uri)
+                return NULL;
+        char *p = stpcpy(uri, "file:");
+        for (size_t i = 0; i < n; i++)
+                if (strchr("%?#", path[i]))
+                        p += sprintf(p, "%%%02X", (unsigned char) path[i]);
+                else
+                        *p++ = path[i];
+        strcpy(p, query);
+        return uri;
+}
+
+/* Opens the database file for reading. Without a -wal holding changes it is read as
+ * immutable: SQLite then writes nothing beside it (a read-only WAL connection would make a
+ * -shm and an empty -wal). With one, SQLite reads the log only when it can open or make the
+ * -shm index; on a read-only or full filesystem it cannot, and the file is read as immutable
+ * without the log's changes (the caller says so). */
+static int db_open_source_readonly(const char *path, sqlite3 **ret, bool *ret_immutable, char **ret_reason) {
+        _cleanup_free_ char *wal = NULL;
+        struct stat st;
+        if (asprintf(&wal, "%s-wal", path) < 0)
+                return -ENOMEM;
+        if (stat(wal, &st) >= 0 && st.st_size > 0) {
+                _cleanup_free_ char *first_reason = NULL;
+                int r = store_db_open_readonly(path, ret, &first_reason);
+                if (r >= 0 || r == -EBADMSG) {
+                        *ret_immutable = false;
+                        if (r < 0 && ret_reason)
+                                *ret_reason = TAKE_PTR(first_reason);
+                        return r;
+                }
+        }
+        int r;
+        _cleanup_free_ char *uri = uri_of_path(path, "?immutable=1");
+        if (!uri)
+                return -ENOMEM;
+        sqlite3 *db = NULL;
+        int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+        if (rc != SQLITE_OK)
+                return db_open_failed(db, rc, ret_reason);
+        db_configure_limits(db);
+        r = db_quick_check(db, ret_reason);
+        if (r < 0) {
+                sqlite3_close_v2(db);
+                return r;
+        }
+        *ret = db;
+        *ret_immutable = true;
+        return 0;
+}
+
+/* Copies what the file holds into the in-memory database. -EPROTONOSUPPORT for a newer
+ * schema; other errors mean nothing could be read (logged). */
+static int read_only_load(Store *s, int *ret_version, bool *ret_immutable) {
+        sqlite3 *src = NULL;
+        _cleanup_free_ char *reason = NULL;
+        int r = db_open_source_readonly(s->db_path, &src, ret_immutable, &reason);
+        if (r < 0)
+                return log_error_errno(r, "Cannot read %s either: %m (%s).", s->db_path, strempty(reason));
+        r = db_user_version(src, ret_version);
+        if (r >= 0 && (*ret_version < 0 || *ret_version > STORE_SCHEMA_VERSION))
+                r = log_error_errno(-EPROTONOSUPPORT, "%s has schema version %d; this build knows up to %d.",
+                                    s->db_path, *ret_version, STORE_SCHEMA_VERSION);
+        if (r >= 0) {
+                sqlite3_backup *b = sqlite3_backup_init(s->db, "main", src, "main");
+                int rc = b ? sqlite3_backup_step(b, -1) : sqlite3_errcode(s->db);
+                int frc = b ? sqlite3_backup_finish(b) : SQLITE_OK;
+                if (rc == SQLITE_DONE)
+                        rc = frc;
+                if (rc != SQLITE_OK)
+                        r = log_error_errno(store_errno(rc) ?: -EIO, "Cannot copy %s into memory: %s", s->db_path,
+                                            sqlite3_errmsg(s->db));
+        }
+        sqlite3_close_v2(src);
+        return r;
+}
+
+int store_open_read_only(const char *state_dir, int write_error, Store **ret) {
+        if (isempty(state_dir) || write_error >= 0)
+                return -EINVAL;
+
+        _cleanup_(store_freep) Store *s = calloc(1, sizeof(Store));
+        if (!s)
+                return -ENOMEM;
+        s->state_dir = strdup(state_dir);
+        s->db_path = path_join(state_dir, STORE_DB_NAME);
+        s->backup_dir = path_join(state_dir, "backups");
+        if (!s->state_dir || !s->db_path || !s->backup_dir)
+                return -ENOMEM;
+
+        /* Everything is served from a copy in memory: no lock, no -shm, nothing written to
+         * the state directory, and the daemon's reads behave as with the real file. */
+        int rc = sqlite3_open_v2(":memory:", &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                                 NULL);
+        if (rc != SQLITE_OK)
+                return store_errno(rc) ?: -ENOMEM;
+        db_configure_limits(s->db);
+        int r = db_exec_text(s->db, "PRAGMA foreign_keys = ON", NULL);
+        if (r < 0)
+                return r;
+
+        int version = 0;
+        bool immutable = false;
+        const char *what = "nothing (no database file)";
+        if (file_exists(s->db_path)) {
+                r = read_only_load(s, &version, &immutable);
+                if (r == -EPROTONOSUPPORT || r == -ENOMEM)
+                        return r;
+                _cleanup_free_ char *wal = NULL;
+                struct stat st;
+                if (asprintf(&wal, "%s-wal", s->db_path) < 0)
+                        return -ENOMEM;
+                bool wal_unread = immutable && stat(wal, &st) >= 0 && st.st_size > 0;
+                what = r < 0 ? "nothing (the file cannot be read)" :
+                       wal_unread ? "what the file holds, WITHOUT the changes in its write-ahead log (SQLite cannot "
+                                    "read that log without writing beside it; they are kept, not lost)" :
+                                    "what the file holds";
+                if (r < 0)
+                        version = 0;
+        }
+        if (version < STORE_SCHEMA_VERSION) {
+                r = store_migrate(s, version, STORE_SCHEMA_VERSION); /* in memory only */
+                if (r < 0)
+                        return r;
+        }
+        r = probe_unwritable(state_dir);
+        s->read_only_error = r < 0 ? r : write_error;
+        s->changes_at_backup = sqlite3_total_changes64(s->db);
+
+        /* The one line that says why nothing will be stored. */
+        log_error("READ-ONLY: %s cannot be written (%s). Serving %s; every change that must be stored is "
+                  "refused with this error until tinctd is restarted with a writable state directory.",
+                  s->db_path, strerror(-s->read_only_error), what);
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+bool store_open_error_is_unwritable(int error) {
+        /* -ENOENT: SQLite's "unable to open database file" when it cannot create the -wal or
+         * -shm beside the file. -EIO: what a full disk looks like when the -shm cannot grow. */
+        switch (error) {
+        case -EROFS:
+        case -ENOSPC:
+        case -EDQUOT:
+        case -EIO:
+        case -EACCES:
+        case -EPERM:
+        case -ENOENT:
+                return true;
+        default:
+                return false;
+        }
+}
+
+bool store_is_read_only(const Store *s) {
+        return s->read_only_error < 0;
 }
 
 int store_open_full(const char *state_dir, StoreOpenFlags flags, Store **ret) {

@@ -7,6 +7,9 @@
  * Robustness: the file is checked (PRAGMA quick_check) at every open; a damaged file is moved
  * aside and the newest good backup (backups/tinct.db.1..3, rotated at open and by
  * store_backup()) takes its place. Only when no backup is usable does the store start empty.
+ * Before SQLite opens the file, its write-ahead log is checked (store-wal.h): what SQLite would
+ * drop silently is logged and a copy kept. A state directory that cannot be written is served
+ * read-only (store_open_read_only(), docs/durability.md).
  *
  * Logging: store_open*(), store_backup() and store_import_colord() log their failures
  * themselves (they know the SQLite details); the other calls only return errors, with
@@ -41,10 +44,21 @@ typedef enum StoreOpenFlags {
  * the file was written by a newer schema than this build knows (nothing is changed). */
 int store_open(const char *state_dir, Store **ret);
 int store_open_full(const char *state_dir, StoreOpenFlags flags, Store **ret);
+/* For a daemon whose store_open() failed because the state directory cannot be written
+ * (write_error: -EROFS, -ENOSPC, -EIO, -EACCES, ...): a store that serves what the database
+ * file holds (read without writing anything beside it; a file that cannot be read gives an
+ * empty store) from a copy in memory, and answers every write with write_error. Logs one
+ * line that says so. -EPROTONOSUPPORT for a file of a newer schema, as store_open(). */
+int store_open_read_only(const char *state_dir, int write_error, Store **ret);
+bool store_is_read_only(const Store *s);
+/* Whether a store_open() error is one store_open_read_only() is for: the directory or the
+ * file cannot be written, as opposed to a newer schema or no memory. */
+bool store_open_error_is_unwritable(int error);
 /* Commits a transaction left open by store_begin() (with a warning), then closes. */
 Store *store_free(Store *s);
 
-/* Group several writes into one commit (nesting is not supported: -EBUSY). */
+/* Group several writes into one commit (nesting is not supported: -EBUSY). A commit that
+ * fails rolls the transaction back: none is ever left open. */
 int store_begin(Store *s);
 int store_commit(Store *s);
 void store_rollback(Store *s);
@@ -106,6 +120,9 @@ typedef struct StoreDiskProfile {
 int store_disk_profile_add(Store *s, const StoreDiskProfile *p);
 /* -ENOENT if it was not stored. */
 int store_disk_profile_remove(Store *s, const char *id);
+/* A property set later (Profile.SetProperty): replaces the key's value, or adds the key at
+ * the end, so the profile comes back with it. -ENOENT if it was not stored. */
+int store_disk_profile_set_property(Store *s, const char *id, const char *key, const char *value);
 /* In creation order. Returns the number of damaged rows left out (logged by the caller). */
 int store_disk_profile_list(Store *s, StoreDiskProfile **ret, size_t *ret_n);
 void store_disk_profiles_free(StoreDiskProfile *l, size_t n);

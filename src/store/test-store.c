@@ -3,6 +3,7 @@
  * persistence, the v1 → v2 migration, recovery from damaged files, colord's real databases
  * (tests/data/colord-db, written by Debian's colord 1.4.6), the ICC cache, JSON export and
  * import, and oversized values. */
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
@@ -15,6 +16,7 @@
 #include "log.h"
 #include "names.h"
 #include "store-internal.h"
+#include "store-wal.h"
 #include "strv.h"
 #include "tests.h"
 
@@ -1116,6 +1118,306 @@ static void test_bounds(void) {
         rm_rf(dir);
 }
 
+/* Every file of dir (one level) with its size and mtime, sorted: equal fingerprints mean
+ * nothing in the directory was written. */
+static char *dir_fingerprint(const char *dir) {
+        struct dirent **list = NULL;
+        int n = scandir(dir, &list, NULL, alphasort);
+        assert_se(n >= 0);
+        char *fp = strdup("");
+        assert_se(fp);
+        for (int i = 0; i < n; i++) {
+                _cleanup_free_ char *p = path_in(dir, list[i]->d_name);
+                struct stat st;
+                assert_se(lstat(p, &st) == 0);
+                char *next;
+                assert_se(asprintf(&next, "%s%s:%jd:%jd.%09ld;", fp, list[i]->d_name, (intmax_t) st.st_size,
+                                   (intmax_t) st.st_mtim.tv_sec, st.st_mtim.tv_nsec) >= 0);
+                free(fp);
+                fp = next;
+                free(list[i]);
+        }
+        free(list);
+        return fp;
+}
+
+/* Every kind of write a read-only store must refuse, each with the error it was given. */
+static void check_writes_refused(Store *s, int error) {
+        assert_se(store_mapping_set(s, "dev-a", "icc-9", 5) == error);
+        assert_se(store_device_add(s, "dev-new") == error);
+        assert_se(store_device_set_property(s, "dev-z", "Model", "changed") == error);
+        assert_se(store_device_set_owner(s, "dev-z", 5) == error);
+        assert_se(store_device_remove(s, "dev-z") == error);
+        assert_se(store_device_set_enabled(s, "dev-a", true) == error);
+        assert_se(store_profile_title_set(s, "icc-1", 0, "New title") == error);
+        assert_se(store_disk_profile_add(s, &(StoreDiskProfile) { .id = "disk-new" }) == error);
+        assert_se(store_disk_profile_remove(s, "disk-prof") == error);
+        assert_se(store_disk_profile_set_property(s, "disk-prof", "Qualifier", "x") == error);
+        assert_se(store_begin(s) == error);
+        assert_se(store_import_colord(s, "/nonexistent") == error);
+        assert_se(store_backup(s) == 0);
+}
+
+static void test_read_only(void) {
+        _cleanup_free_ char *dir = make_temp_dir();
+        Store *s = NULL;
+        assert_se(store_open(dir, &s) == 0);
+        populate(s);
+        s = store_free(s);
+        _cleanup_free_ char *before = dir_fingerprint(dir);
+
+        assert_se(store_open_read_only(dir, -EROFS, &s) == 0);
+        assert_se(store_is_read_only(s));
+        check_populated(s);
+        check_writes_refused(s, -EROFS);
+        check_populated(s);
+        s = store_free(s);
+        _cleanup_free_ char *after = dir_fingerprint(dir);
+        assert_streq(before, after);
+
+        /* The error given is the one every write answers (a full disk, here). */
+        assert_se(store_open_read_only(dir, -ENOSPC, &s) == 0);
+        assert_se(store_mapping_set(s, "dev-a", "icc-9", 5) == -ENOSPC);
+        s = store_free(s);
+
+        /* No database file: an empty store with the schema, and still nothing written. */
+        _cleanup_free_ char *empty = make_temp_dir();
+        _cleanup_free_ char *empty_before = dir_fingerprint(empty);
+        assert_se(store_open_read_only(empty, -EROFS, &s) == 0);
+        _cleanup_strv_free_ char **ids = NULL;
+        assert_se(store_device_list(s, &ids) == 0 && strv_isempty(ids));
+        assert_se(store_mapping_set(s, "d", "p", 1) == -EROFS);
+        s = store_free(s);
+        _cleanup_free_ char *empty_fp = dir_fingerprint(empty);
+        assert_streq(empty_fp, empty_before);
+        rm_rf(empty);
+
+        /* An older schema is migrated in memory only; the file keeps its version. */
+        _cleanup_free_ char *old = make_temp_dir();
+        assert_se(store_open_version(old, 0, 1, &s) == 0);
+        assert_se(store_mapping_set(s, "dev", "icc", 42) == 0);
+        s = store_free(s);
+        _cleanup_free_ char *old_before = dir_fingerprint(old);
+        assert_se(store_open_read_only(old, -EROFS, &s) == 0);
+        assert_se(store_schema_version(s) == STORE_SCHEMA_VERSION);
+        uint64_t ts = 0;
+        assert_se(store_mapping_get(s, "dev", "icc", &ts) == 0 && ts == 42);
+        s = store_free(s);
+        _cleanup_free_ char *old_after = dir_fingerprint(old);
+        assert_streq(old_before, old_after);
+
+        /* A newer schema is refused, as by store_open(). */
+        _cleanup_free_ char *db = path_in(old, STORE_DB_NAME);
+        raw_exec(db, "PRAGMA user_version = 99");
+        assert_se(store_open_read_only(old, -EROFS, &s) == -EPROTONOSUPPORT);
+        rm_rf(old);
+        rm_rf(dir);
+}
+
+static void copy_file_to(const char *from_dir, const char *to_dir, const char *name) {
+        _cleanup_free_ char *from = path_in(from_dir, name), *to = path_in(to_dir, name);
+        int in = open(from, O_RDONLY | O_CLOEXEC);
+        if (in < 0) {
+                assert_se(errno == ENOENT);
+                return;
+        }
+        int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        assert_se(out >= 0);
+        char buf[65536];
+        ssize_t n;
+        while ((n = read(in, buf, sizeof buf)) > 0)
+                assert_se(write(out, buf, n) == n);
+        assert_se(n == 0);
+        close(in);
+        close(out);
+}
+
+/* A copy of dir's database files as a crash would leave them: -wal and -shm included. */
+static char *crash_copy(const char *dir) {
+        char *copy = make_temp_dir();
+        copy_file_to(dir, copy, STORE_DB_NAME);
+        copy_file_to(dir, copy, STORE_DB_NAME "-wal");
+        copy_file_to(dir, copy, STORE_DB_NAME "-shm");
+        return copy;
+}
+
+static size_t count_named(const char *dir, const char *part) {
+        struct dirent **list = NULL;
+        int n = scandir(dir, &list, NULL, alphasort);
+        assert_se(n >= 0);
+        size_t k = 0;
+        for (int i = 0; i < n; i++) {
+                if (strstr(list[i]->d_name, part))
+                        k++;
+                free(list[i]);
+        }
+        free(list);
+        return k;
+}
+
+typedef enum WalDamage {
+        WAL_INTACT,
+        WAL_SHORT,        /* cut inside its header */
+        WAL_HEADER,       /* a salt byte changed: the header checksum fails */
+        WAL_FRAME,        /* a byte of the last frame's page changed */
+        WAL_CUT,          /* the last frame cut short */
+        WAL_DELETED,      /* gone, its -shm still there */
+} WalDamage;
+
+static void damage_wal(const char *dir, WalDamage how, uint32_t page_size) {
+        _cleanup_free_ char *wal = path_in(dir, STORE_DB_NAME "-wal");
+        struct stat st;
+        assert_se(stat(wal, &st) == 0);
+        off_t frame = 24 + page_size, last = 32 + ((st.st_size - 32) / frame - 1) * frame;
+        int fd = open(wal, O_RDWR | O_CLOEXEC);
+        assert_se(fd >= 0);
+        uint8_t b;
+        switch (how) {
+        case WAL_INTACT:
+                break;
+        case WAL_SHORT:
+                assert_se(ftruncate(fd, 20) == 0);
+                break;
+        case WAL_HEADER:
+        case WAL_FRAME: {
+                off_t at = how == WAL_HEADER ? 16 : last + 24 + 100;
+                assert_se(pread(fd, &b, 1, at) == 1);
+                b ^= 0x5a;
+                assert_se(pwrite(fd, &b, 1, at) == 1);
+                break;
+        }
+        case WAL_CUT:
+                assert_se(ftruncate(fd, st.st_size - 100) == 0);
+                break;
+        case WAL_DELETED:
+                assert_se(unlink(wal) == 0);
+                break;
+        }
+        close(fd);
+}
+
+static const StoreWalState wal_expected[] = {
+        [WAL_INTACT] = STORE_WAL_OK,
+        [WAL_SHORT] = STORE_WAL_SHORT,
+        [WAL_HEADER] = STORE_WAL_BAD_HEADER,
+        [WAL_FRAME] = STORE_WAL_DAMAGED,
+        [WAL_CUT] = STORE_WAL_DAMAGED,
+        [WAL_DELETED] = STORE_WAL_MISSING,
+};
+
+/* Damage to the write-ahead log is seen before SQLite drops it: the finding (which the
+ * store logs), a copy of the damaged log kept, the store still opens with what the main
+ * file and the usable frames hold. */
+/* Properties set on a disk profile after its creation are stored with it. */
+static void test_disk_profile_set_property(void) {
+        _cleanup_free_ char *dir = make_temp_dir();
+        Store *s = NULL;
+        assert_se(store_open(dir, &s) == 0);
+        populate(s);
+        assert_se(store_disk_profile_set_property(s, "disk-prof", "Qualifier", "RGB.Glossy.*") == 0);
+        assert_se(store_disk_profile_set_property(s, "disk-virtual", "MAPPING_device_id", "dev-a") == 0);
+        assert_se(store_disk_profile_set_property(s, "no-such", "Qualifier", "x") == -ENOENT);
+        s = store_free(s);
+        assert_se(store_open(dir, &s) == 0);
+        StoreDiskProfile *dp = NULL;
+        size_t n = 0;
+        assert_se(store_disk_profile_list(s, &dp, &n) == 0 && n == 2);
+        assert_se(strv_length(dp[0].properties) == 4); /* replaced in place */
+        assert_streq(dp[0].properties[0], "Qualifier");
+        assert_streq(dp[0].properties[1], "RGB.Glossy.*");
+        assert_se(strv_length(dp[1].properties) == 2); /* added */
+        assert_streq(dp[1].properties[0], "MAPPING_device_id");
+        assert_streq(dp[1].properties[1], "dev-a");
+        store_disk_profiles_free(dp, n);
+        s = store_free(s);
+        rm_rf(dir);
+}
+
+/* A commit that fails (here a deferred foreign key; on a full disk, the write of the log)
+ * leaves no transaction open, so the next acknowledged write is committed at once. */
+static void test_failed_commit_leaves_no_transaction(void) {
+        _cleanup_free_ char *dir = make_temp_dir();
+        _cleanup_free_ char *db = path_in(dir, STORE_DB_NAME);
+        Store *s = NULL;
+        assert_se(store_open(dir, &s) == 0);
+        assert_se(store_begin(s) == 0);
+        assert_se(sqlite3_exec(s->db, "PRAGMA defer_foreign_keys = ON; INSERT INTO device_properties "
+                                      "(device_id, key, value) VALUES ('ghost', 'k', 'v')",
+                               NULL, NULL, NULL) == SQLITE_OK);
+        assert_se(store_commit(s) < 0);
+        assert_se(sqlite3_get_autocommit(s->db));
+        assert_se(store_begin(s) == 0);
+        assert_se(store_commit(s) == 0);
+        assert_se(store_mapping_set(s, "dev", "icc", 7) == 0);
+
+        /* Another connection sees it: it is in the files, not in an open transaction. */
+        sqlite3 *other = NULL;
+        sqlite3_stmt *st = NULL;
+        assert_se(sqlite3_open_v2(db, &other, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+        assert_se(sqlite3_prepare_v2(other, "SELECT timestamp FROM mappings WHERE device_id = 'dev'", -1, &st,
+                                     NULL) == SQLITE_OK);
+        assert_se(sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) == 7);
+        sqlite3_finalize(st);
+        sqlite3_close(other);
+        s = store_free(s);
+        rm_rf(dir);
+}
+
+static void test_wal_checks(void) {
+        _cleanup_free_ char *dir = make_temp_dir();
+        Store *s = NULL;
+        assert_se(store_open(dir, &s) == 0);
+        populate(s);
+        s = store_free(s);
+
+        StoreWalReport w;
+        _cleanup_free_ char *db = path_in(dir, STORE_DB_NAME);
+        assert_se(store_wal_check(db, &w) == 0 && w.state == STORE_WAL_NONE); /* closed cleanly */
+
+        /* Two changes after the last checkpoint live only in the log, one frame each. */
+        assert_se(store_open(dir, &s) == 0);
+        assert_se(store_mapping_set(s, "dev-wal", "icc-w1", 11) == 0);
+        assert_se(store_mapping_set(s, "dev-wal", "icc-w2", 22) == 0);
+        uint32_t page_size;
+        {
+                sqlite3_stmt *st = NULL;
+                assert_se(sqlite3_prepare_v2(s->db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK);
+                assert_se(sqlite3_step(st) == SQLITE_ROW);
+                page_size = (uint32_t) sqlite3_column_int(st, 0);
+                sqlite3_finalize(st);
+        }
+
+        for (WalDamage how = WAL_INTACT; how <= WAL_DELETED; how++) {
+                _cleanup_free_ char *copy = crash_copy(dir);
+                _cleanup_free_ char *copy_db = path_in(copy, STORE_DB_NAME);
+                damage_wal(copy, how, page_size);
+                assert_se(store_wal_check(copy_db, &w) == 0);
+                fprintf(stderr, "wal damage %d: state %d, %u valid, %u committed, %u ignored, cut %d\n", how, w.state,
+                        w.frames_valid, w.frames_committed, w.frames_ignored, w.cut);
+                assert_se(w.state == wal_expected[how]);
+                if (how == WAL_INTACT)
+                        assert_se(w.frames_committed >= 2 && w.frames_ignored == 0 && !w.cut);
+                if (how == WAL_FRAME)
+                        assert_se(w.frames_ignored == 1 && w.frames_committed >= 1 && !w.cut);
+                if (how == WAL_CUT)
+                        assert_se(w.cut && w.frames_ignored == 0);
+
+                Store *c = NULL;
+                assert_se(store_open(copy, &c) == 0);
+                check_populated(c); /* what the main file held is never lost */
+                uint64_t ts = 0;
+                bool first = store_mapping_get(c, "dev-wal", "icc-w1", &ts) == 0;
+                bool second = store_mapping_get(c, "dev-wal", "icc-w2", &ts) == 0;
+                assert_se(how == WAL_INTACT ? first && second : !second);
+                assert_se(count_named(copy, "-wal.damaged-") ==
+                          (how == WAL_INTACT || how == WAL_DELETED ? 0u : 1u));
+                c = store_free(c);
+                rm_rf(copy);
+        }
+        s = store_free(s);
+        rm_rf(dir);
+}
+
 int main(void) {
         log_set_max_level(getenv("TEST_VERBOSE") ? LOG_DEBUG : LOG_INFO);
         test_basics();
@@ -1136,5 +1438,9 @@ int main(void) {
         test_json_parser();
         test_json_roundtrip();
         test_bounds();
+        test_read_only();
+        test_wal_checks();
+        test_disk_profile_set_property();
+        test_failed_commit_leaves_no_transaction();
         return 0;
 }
