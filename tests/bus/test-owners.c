@@ -10,11 +10,18 @@
  * The legitimate flows still work: root's choices persist; nobody's own choices persist for
  * nobody's own devices across the restart; with root's device live, nobody's choice reaches
  * further and is refused (test-shared-id.c covers the authorized propagation).
+ * The same through a DRM display (a fake sysfs tree, --sysfs-root, as test-displays.c): the
+ * daemon's display device goes away (DeviceRemoved), nobody's temp device of its id gets
+ * Bluish as default and loses AdobeRGB1998, the display comes back (DeviceAdded) with root's
+ * choice.
  * Each attempt is counted; the test prints how many changed the system's choice and fails
  * unless none did. tinct only (colord stores every choice by device id alone). */
 
+#include <fcntl.h>
 #include <pwd.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "bus-test.h"
 
@@ -135,6 +142,145 @@ static int nobody_refused(sd_bus *bus, void *userdata) {
         return 0;
 }
 
+/* ---- a DRM display going away and coming back ------------------------------------------ */
+
+#define DELL "colord-tests--DELL-U2713H.bin"
+#define DELL_ID "xrandr-Dell-DELL U2713H-C6F0K34T1CWL"
+#define DELL_PATH CM_PATH "/devices/xrandr_Dell_DELL_U2713H_C6F0K34T1CWL"
+
+static char *root_dir, *drm_dir;
+
+static void write_atomic(const char *path, const void *data, size_t size) {
+        _cleanup_free_ char *tmp = xasprintf("%s.tmp", path);
+        _cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        assert_se(fd >= 0);
+        assert_se(size == 0 || write(fd, data, size) == (ssize_t) size);
+        assert_se(fchmod(fd, 0666) == 0);
+        assert_se(rename(tmp, path) == 0);
+}
+
+/* The corpus EDID into DP-1 (NULL: unplugged): edid, then status, as the kernel does. */
+static void plug(const char *edid_name) {
+        _cleanup_free_ char *status = xasprintf("%s/card0-DP-1/status", drm_dir);
+        _cleanup_free_ char *edid = xasprintf("%s/card0-DP-1/edid", drm_dir);
+        if (edid_name) {
+                _cleanup_free_ char *src = xasprintf("%s/edid/%s", getenv("TINCT_CORPUS_DIR"), edid_name);
+                _cleanup_close_ int fd = open(src, O_RDONLY | O_CLOEXEC);
+                uint8_t buf[4096];
+                assert_se(fd >= 0);
+                ssize_t n = read(fd, buf, sizeof buf);
+                assert_se(n > 0);
+                write_atomic(edid, buf, (size_t) n);
+                write_atomic(status, "connected\n", 10);
+        } else {
+                write_atomic(status, "disconnected\n", 13);
+                write_atomic(edid, "", 0);
+        }
+}
+
+static void build_tree(void) {
+        char tmpl[] = "/tmp/tinct-owners-XXXXXX";
+        assert_se(mkdtemp(tmpl));
+        root_dir = strdup(tmpl);
+        assert_se(root_dir && chmod(root_dir, 0755) == 0);
+        for (const char *const *d = (const char *const[]) { "sys", "sys/class", "sys/class/drm", "sys/class/drm/card0",
+                                                            "sys/class/drm/card0-DP-1", "usr", "usr/share",
+                                                            "usr/share/hwdata", NULL }; *d; d++) {
+                _cleanup_free_ char *p = xasprintf("%s/%s", root_dir, *d);
+                assert_se(mkdir(p, 0755) == 0 && chmod(p, 0777) == 0);
+        }
+        drm_dir = xasprintf("%s/sys/class/drm", root_dir);
+        /* hwdata's vendor name, which the display's id is made of (GNOME's ids use it) */
+        _cleanup_free_ char *pnp = xasprintf("%s/usr/share/hwdata/pnp.ids", root_dir);
+        write_atomic(pnp, "DEL\tDell Inc.\n", 14);
+        plug(DELL);
+}
+
+static void remove_tree(void) {
+        pid_t pid = fork();
+        assert_se(pid >= 0);
+        if (pid == 0) {
+                execlp("rm", "rm", "-rf", root_dir, (char *) NULL);
+                _exit(127);
+        }
+        int status;
+        assert_se(waitpid(pid, &status, 0) == pid);
+        free(root_dir);
+        free(drm_dir);
+}
+
+static void wait_device_signal(Recorder *rec, const char *member, const char *path) {
+        for (size_t i = 0;; i++) {
+                i = recorder_wait_after(rec, i, member, CM_PATH);
+                if (streq_ptr(recorder_get(rec, i)->arg0, path))
+                        return;
+        }
+}
+
+/* While the display is away: nobody's own device of its id, Bluish first, Adobe removed;
+ * then the display comes back while nobody's device is still there. */
+static int nobody_on_display(sd_bus *bus, void *userdata) {
+        Ids ids = {};
+        ids_load(bus, &ids);
+        _cleanup_free_ char *dev = harness_must_create_device(bus, DELL_ID, "temp", "display", NO_KV);
+        assert_se(profiles_are(bus, dev, (const char *const[]) { ids.adobe, NULL }));
+        must_add_profile(bus, dev, "hard", ids.bluish);
+        must_call(bus, dev, CM_DEVICE_IFACE, "MakeProfileDefault", "o", ids.bluish);
+        must_call(bus, dev, CM_DEVICE_IFACE, "RemoveProfile", "o", ids.adobe);
+        assert_se(profiles_are(bus, dev, (const char *const[]) { ids.bluish, NULL }));
+        _cleanup_recorder_ Recorder *rec = recorder_new(bus);
+        plug(DELL);
+        wait_device_signal(rec, "DeviceAdded", DELL_PATH);
+        assert_se(profiles_are(bus, dev, (const char *const[]) { ids.bluish, NULL })); /* still nobody's */
+        ids_done(&ids);
+        return 0;
+}
+
+static void test_drm_display(const char *const *profiles) {
+        const char *tinctd = getenv("TINCTD");
+        assert_se(tinctd);
+        build_tree();
+        /* The harness always passes --no-udev; this wrapper drops it so discovery runs. */
+        _cleanup_free_ char *wrapper = xasprintf("%s/tinctd-with-discovery", root_dir);
+        _cleanup_free_ char *script = xasprintf("#!/bin/sh\nfor a; do shift; [ \"$a\" = --no-udev ] || set -- \"$@\" \"$a\"; done\n"
+                                                "exec '%s' \"$@\"\n", tinctd);
+        write_atomic(wrapper, script, strlen(script));
+        assert_se(chmod(wrapper, 0755) == 0);
+        _cleanup_free_ char *saved = strdup(tinctd);
+        assert_se(saved && setenv("TINCTD", wrapper, 1) == 0);
+
+        Harness *h = harness_start(&(HarnessOptions) {
+                .polkit = "deny", .profiles = profiles,
+                .extra_args = (const char *const[]) { "--sysfs-root", root_dir, NULL } });
+        H = h;
+        {
+                _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = harness_connect(h);
+                Ids ids = {};
+                ids_load(bus, &ids);
+                /* root's choice for the display: AdobeRGB1998, before its EDID profile */
+                must_add_profile(bus, DELL_PATH, "hard", ids.adobe);
+                must_call(bus, DELL_PATH, CM_DEVICE_IFACE, "MakeProfileDefault", "o", ids.adobe);
+                _cleanup_strv_free_ char **before = device_profiles(bus, DELL_PATH);
+                assert_se(strv_length(before) == 2);
+                assert_streq(before[0], ids.adobe);
+                _cleanup_free_ char *edid_prof = strdup(before[1]);
+
+                _cleanup_recorder_ Recorder *rec = recorder_new(bus);
+                plug(NULL);
+                wait_device_signal(rec, "DeviceRemoved", DELL_PATH);
+                assert_se(harness_run_as_nobody(h, nobody_on_display, NULL) == 0);
+                attempts++;
+                assert_se(harness_polkit_count(h, NULL, NULL) == 0);
+                if (!profiles_are(bus, DELL_PATH, (const char *const[]) { ids.adobe, edid_prof, NULL }))
+                        hijacked++;
+                ids_done(&ids);
+        }
+        harness_assert_alive(h);
+        harness_stop(h);
+        assert_se(setenv("TINCTD", saved, 1) == 0);
+        remove_tree();
+}
+
 int main(void) {
         if (getenv("TINCT_TEST_DAEMON") && streq(getenv("TINCT_TEST_DAEMON"), "colord"))
                 return 77; /* colord keys every choice by device id alone */
@@ -197,6 +343,9 @@ int main(void) {
                 ids_done(&ids);
         }
         harness_assert_alive(h);
+        h = harness_stop(h);
+
+        test_drm_display(profiles);
 
         fprintf(stderr, "hijack attempts: %u, changed the system's choice: %u\n", attempts, hijacked);
         assert_se(hijacked == 0);
