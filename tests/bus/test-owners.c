@@ -14,6 +14,8 @@
  * daemon's display device goes away (DeviceRemoved), nobody's temp device of its id gets
  * Bluish as default and loses AdobeRGB1998, the display comes back (DeviceAdded) with root's
  * choice.
+ * And through a udev scanner (udev's database in the same tree, as test-udev.c): unplugged,
+ * nobody's temp device of its id chooses, plugged again.
  * Each attempt is counted; the test prints how many changed the system's choice and fails
  * unless none did. tinct only (colord stores every choice by device id alone). */
 
@@ -178,6 +180,49 @@ static void plug(const char *edid_name) {
         }
 }
 
+#define SCANNER_SYS "/sys/devices/pci0000:00/0000:00:14.0/usb1/1-2"
+#define SCANNER_ID "sysfs-Canon_Inc.-CanoScan_LiDE_220"
+#define SCANNER_PATH CM_PATH "/devices/sysfs_Canon_Inc__CanoScan_LiDE_220"
+
+/* udevd's way: the database file written under a dot name and renamed (NULL: removed). */
+static void scanner_db(bool present) {
+        _cleanup_free_ char *tmp = xasprintf("%s/run/udev/data/.#c189:1", root_dir);
+        _cleanup_free_ char *db = xasprintf("%s/run/udev/data/c189:1", root_dir);
+        if (!present) {
+                assert_se(unlink(db) == 0);
+                return;
+        }
+        static const char text[] = "I:1234567\nE:ID_VENDOR=Canon_Inc.\nE:ID_MODEL=CanoScan_LiDE_220\n"
+                                   "E:libsane_matched=yes\nQ:5\nV:1\n";
+        write_atomic(tmp, text, sizeof text - 1);
+        assert_se(rename(tmp, db) == 0);
+}
+
+/* A USB scanner's sysfs directory, its subsystem link, uevent and /sys/dev/char link. */
+static void make_scanner(void) {
+        _cleanup_free_ char *dir = xasprintf("%s%s", root_dir, SCANNER_SYS);
+        char *argv[] = { (char *) "mkdir", (char *) "-p", dir, NULL };
+        pid_t pid = fork();
+        assert_se(pid >= 0);
+        if (pid == 0) {
+                execvp(argv[0], argv);
+                _exit(127);
+        }
+        int status;
+        assert_se(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        _cleanup_free_ char *cls = xasprintf("%s/bDeviceClass", dir), *rem = xasprintf("%s/removable", dir);
+        write_atomic(cls, "00\n", 3);
+        write_atomic(rem, "removable\n", 10);
+        _cleanup_free_ char *sub = xasprintf("%s/subsystem", dir);
+        assert_se(symlink("../../../../../../bus/usb", sub) == 0);
+        _cleanup_free_ char *uevent = xasprintf("%s/uevent", dir);
+        static const char ue[] = "DEVTYPE=usb_device\nDEVNAME=bus/usb/001/002\n";
+        write_atomic(uevent, ue, sizeof ue - 1);
+        _cleanup_free_ char *link = xasprintf("%s/sys/dev/char/189:1", root_dir);
+        assert_se(symlink("../../.." SCANNER_SYS, link) == 0);
+        scanner_db(true);
+}
+
 static void build_tree(void) {
         char tmpl[] = "/tmp/tinct-owners-XXXXXX";
         assert_se(mkdtemp(tmpl));
@@ -185,7 +230,9 @@ static void build_tree(void) {
         assert_se(root_dir && chmod(root_dir, 0755) == 0);
         for (const char *const *d = (const char *const[]) { "sys", "sys/class", "sys/class/drm", "sys/class/drm/card0",
                                                             "sys/class/drm/card0-DP-1", "usr", "usr/share",
-                                                            "usr/share/hwdata", NULL }; *d; d++) {
+                                                            "usr/share/hwdata", "sys/dev", "sys/dev/char", "sys/bus",
+                                                            "sys/bus/usb", "run", "run/udev", "run/udev/data", NULL };
+             *d; d++) {
                 _cleanup_free_ char *p = xasprintf("%s/%s", root_dir, *d);
                 assert_se(mkdir(p, 0755) == 0 && chmod(p, 0777) == 0);
         }
@@ -194,6 +241,7 @@ static void build_tree(void) {
         _cleanup_free_ char *pnp = xasprintf("%s/usr/share/hwdata/pnp.ids", root_dir);
         write_atomic(pnp, "DEL\tDell Inc.\n", 14);
         plug(DELL);
+        make_scanner();
 }
 
 static void remove_tree(void) {
@@ -236,6 +284,20 @@ static int nobody_on_display(sd_bus *bus, void *userdata) {
         return 0;
 }
 
+/* While the scanner is away: nobody's own device of its id, the same choices. */
+static int nobody_on_scanner(sd_bus *bus, void *userdata) {
+        Ids ids = {};
+        ids_load(bus, &ids);
+        _cleanup_free_ char *dev = harness_must_create_device(bus, SCANNER_ID, "temp", "scanner", NO_KV);
+        assert_se(profiles_are(bus, dev, (const char *const[]) { ids.adobe, NULL }));
+        must_add_profile(bus, dev, "hard", ids.bluish);
+        must_call(bus, dev, CM_DEVICE_IFACE, "MakeProfileDefault", "o", ids.bluish);
+        must_call(bus, dev, CM_DEVICE_IFACE, "RemoveProfile", "o", ids.adobe);
+        assert_se(profiles_are(bus, dev, (const char *const[]) { ids.bluish, NULL }));
+        ids_done(&ids);
+        return 0;
+}
+
 static void test_drm_display(const char *const *profiles) {
         const char *tinctd = getenv("TINCTD");
         assert_se(tinctd);
@@ -273,6 +335,20 @@ static void test_drm_display(const char *const *profiles) {
                 assert_se(harness_polkit_count(h, NULL, NULL) == 0);
                 if (!profiles_are(bus, DELL_PATH, (const char *const[]) { ids.adobe, edid_prof, NULL }))
                         hijacked++;
+
+                /* the scanner: root's choice, unplugged, nobody's turn, plugged again */
+                must_add_profile(bus, SCANNER_PATH, "hard", ids.adobe);
+                recorder_reset(rec);
+                scanner_db(false);
+                wait_device_signal(rec, "DeviceRemoved", SCANNER_PATH);
+                assert_se(harness_run_as_nobody(h, nobody_on_scanner, NULL) == 0);
+                attempts++;
+                recorder_reset(rec);
+                scanner_db(true);
+                wait_device_signal(rec, "DeviceAdded", SCANNER_PATH);
+                if (!profiles_are(bus, SCANNER_PATH, (const char *const[]) { ids.adobe, NULL }))
+                        hijacked++;
+                assert_se(harness_polkit_count(h, NULL, NULL) == 0);
                 ids_done(&ids);
         }
         harness_assert_alive(h);
