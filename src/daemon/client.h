@@ -17,6 +17,11 @@ typedef struct Client {
         uid_t uid;
         pid_t pid;
         bool watched; /* owns temp objects, inhibits or locks: clean up when it leaves */
+        /* Set by polkit.c just before it runs a continuation, for that call only: true when the
+         * caller is root, the daemon or was authorized by polkit; false when it was let through
+         * without a check on its own temp object (row 50). Its choices then go to its own
+         * layer of mappings, never the system's (docs/compatibility.md row 64). */
+        bool authorized;
         /* Read from /proc and logind at the first CreateDevice, then kept: a connection's
          * process does not change, and the lookups cost more than the rest of the call. */
         bool process_known;

@@ -112,6 +112,21 @@ static void propagate_choice(Manager *m, Client *c, Device *d, Profile *p, HardC
         }
 }
 
+/* Where a hard choice is stored (docs/compatibility.md row 64). An authorized one (root, the
+ * daemon, polkit's yes) is the system's; it also drops the caller's own row for the pair,
+ * which would otherwise hide it on the caller's own devices. One let through without a check,
+ * on the caller's own temp device (row 50), is the caller's alone: it goes to the caller's
+ * layer and never replaces or hides what the system or another user stored. Two writes, not
+ * one transaction: if the second fails, the caller's older row stays in their own layer only. */
+static int choice_store(Manager *m, const Client *c, const Device *d, const Profile *p, uint64_t timestamp) {
+        if (!c->authorized)
+                return store_mapping_set(m->store, c->uid, d->id, p->id, timestamp);
+        int r = store_mapping_set(m->store, STORE_LAYER_SYSTEM, d->id, p->id, timestamp);
+        if (r < 0 || c->uid == STORE_LAYER_SYSTEM)
+                return r;
+        return store_mapping_unset(m->store, c->uid, d->id, p->id);
+}
+
 /* Polkit for a hard choice: a caller's own temp device is not checked (row 50) unless the
  * choice would also change a device that is not the caller's own temp object. Decided here,
  * before polkit, from the arguments; when nobody is asked the continuation runs at once, on
@@ -209,7 +224,7 @@ static int add_profile_authorized(sd_bus_message *msg, Manager *m, Client *c, sd
          * back (nothing was signalled yet) and the caller told, rather than acknowledged and
          * lost at the next start. */
         if (hard) {
-                r = store_mapping_set(m->store, d->id, p->id, now);
+                r = choice_store(m, c, d, p, now);
                 if (r < 0) {
                         if (was_soft)
                                 device_find_profile(d, p)->hard = false;
@@ -262,7 +277,7 @@ static int remove_profile_authorized(sd_bus_message *msg, Manager *m, Client *c,
                                      "profile object path '%s' does not exist on '%s'", path, d->path);
         /* Timestamp 0 remembers that the user removed it: no automatic re-adding (colord §5.5).
          * Stored first: if the disk refuses, the relation stays and the caller is told. */
-        r = store_mapping_set(m->store, d->id, p->id, 0);
+        r = choice_store(m, c, d, p, 0);
         if (r < 0)
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "failed to save the removal: %s", strerror(-r));
         (void) device_remove_profile(d, p);
@@ -288,7 +303,7 @@ static int make_default_authorized(sd_bus_message *msg, Manager *m, Client *c, s
                                      "profile object path '%s' does not exist for this device", path);
         /* Stored first: if the disk refuses, nothing changes (the choice would not survive). */
         uint64_t now = now_usec();
-        r = store_mapping_set(m->store, d->id, p->id, now);
+        r = choice_store(m, c, d, p, now);
         if (r < 0)
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "failed to save the default: %s", strerror(-r));
         (void) device_make_profile_default(d, p, now);

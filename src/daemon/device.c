@@ -9,6 +9,7 @@
 #include "names.h"
 #include "profile.h"
 #include "qualifier.h"
+#include "store.h"
 
 const char *scope_to_string(Scope s) {
         static const char *const t[] = { "unknown", "normal", "temp", "disk" };
@@ -77,6 +78,12 @@ void device_touch(Device *d) {
 bool device_may_be_modified_by(const Device *d, uid_t uid) {
         uid_t daemon = d->manager->daemon_uid;
         return uid == 0 || uid == daemon || d->owner == uid || d->owner == 0 || d->owner == daemon;
+}
+
+uid_t device_mapping_layer(const Device *d) {
+        if (d->owner == 0 || d->owner == d->manager->daemon_uid)
+                return STORE_LAYER_SYSTEM;
+        return d->owner;
 }
 
 static int set_string(char **field, char *value) {

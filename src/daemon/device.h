@@ -83,4 +83,8 @@ void device_touch(Device *d); /* Modified = now */
  * docs/compatibility.md row 18). */
 bool device_may_be_modified_by(const Device *d, uid_t uid);
 
+/* The layer of stored mappings the device reads (store.h, docs/compatibility.md row 64): the
+ * system's for a device of root or the daemon, else its owner's, which lies over the system's. */
+uid_t device_mapping_layer(const Device *d);
+
 DEFINE_TRIVIAL_CLEANUP_FUNC(Device *, device_free);

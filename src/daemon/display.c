@@ -252,7 +252,7 @@ static bool want_soft_edid(Manager *m, const char *device_id, Profile *p) {
                 log_notice("%s: EDID profile %s not attached, it has warnings (%s, ...)", device_id, p->id, warnings[0]);
                 return false;
         }
-        if (m->store && store_mapping_get(m->store, device_id, p->id, &ts) == 0 && ts == 0) {
+        if (m->store && store_mapping_get(m->store, STORE_LAYER_SYSTEM, device_id, p->id, &ts) == 0 && ts == 0) {
                 log_debug("%s: EDID profile %s was removed by the user before, not attached", device_id, p->id);
                 return false;
         }

@@ -272,8 +272,8 @@ Profile *manager_find_profile_by_filename_for(Manager *m, const char *filename, 
 /* colord §5.5 B, rules 1-3, for one candidate pair. */
 static bool metadata_pair_allowed(Manager *m, Device *d, Profile *p) {
         uint64_t ts;
-        if (m->store && store_mapping_get(m->store, d->id, p->id, &ts) == 0 && ts == 0)
-                return false; /* the user removed it before */
+        if (m->store && store_mapping_get(m->store, device_mapping_layer(d), d->id, p->id, &ts) == 0 && ts == 0)
+                return false; /* the user removed it before (for this device's owner, row 64) */
         if (profile_is_edid(p) && !strv_isempty(profile_warnings(p)))
                 return false;
         return true;
@@ -283,7 +283,7 @@ static void auto_add_for_device(Manager *m, Device *d) {
         if (m->store) {
                 StoreMapping *maps = NULL;
                 size_t n = 0;
-                if (store_mapping_profiles_for_device(m->store, d->id, &maps, &n) >= 0) {
+                if (store_mapping_profiles_for_device(m->store, device_mapping_layer(d), d->id, &maps, &n) >= 0) {
                         for (size_t i = 0; i < n; i++) {
                                 Profile *p = manager_find_profile_by_id(m, maps[i].id);
                                 if (p && maps[i].timestamp > 0)
@@ -309,15 +309,22 @@ static void attach_hard(Device *d, Profile *p, uint64_t timestamp) {
  * id names for the profile's owner (their own first, else the first, else a display alias),
  * and also to every other live device of that id the owner may change
  * (docs/compatibility.md, "Hard choices on devices that share an id"), as the choice itself
- * did when it was made. */
-static void attach_stored_mapping(Manager *m, Profile *p, const char *device_id, uint64_t timestamp) {
+ * did when it was made; each device as its own layer of mappings says (row 64), so a user's
+ * own choice reaches only that user's devices. */
+static void attach_from_layer(Manager *m, Device *d, Profile *p, const char *device_id) {
+        uint64_t ts;
+        if (store_mapping_get(m->store, device_mapping_layer(d), device_id, p->id, &ts) == 0 && ts > 0)
+                attach_hard(d, p, ts);
+}
+
+static void attach_stored_mapping(Manager *m, Profile *p, const char *device_id) {
         Device *first = manager_find_device_by_id(m, device_id, p->owner);
         if (!first)
                 return;
-        attach_hard(first, p, timestamp);
+        attach_from_layer(m, first, p, device_id);
         for (Device *d = chain_index_first(&m->devices_by_id, device_id); d; d = chain_index_next(&m->devices_by_id, d))
                 if (d != first && device_may_be_modified_by(d, p->owner))
-                        attach_hard(d, p, timestamp);
+                        attach_from_layer(m, d, p, device_id);
 }
 
 static void auto_add_for_profile(Manager *m, Profile *p) {
@@ -326,8 +333,7 @@ static void auto_add_for_profile(Manager *m, Profile *p) {
                 size_t n = 0;
                 if (store_mapping_devices_for_profile(m->store, p->id, &maps, &n) >= 0) {
                         for (size_t i = 0; i < n; i++)
-                                if (maps[i].timestamp > 0)
-                                        attach_stored_mapping(m, p, maps[i].id, maps[i].timestamp);
+                                attach_stored_mapping(m, p, maps[i].id);
                         store_mappings_free(maps, n);
                 }
         }

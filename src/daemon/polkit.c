@@ -80,6 +80,7 @@ static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
         sd_bus_message *msg = sd_bus_message_ref(p->msg);
         AuthContinuation cont = p->cont;
         pending_free(p);
+        c->authorized = true;
         run_continuation(m, msg, cont, c);
         sd_bus_message_unref(msg);
         return 0;
@@ -103,6 +104,7 @@ static int authorize(Manager *m, sd_bus_message *msg, const char *action, BusDom
                 r = sd_bus_message_rewind(msg, true);
                 if (r < 0)
                         return r;
+                c->authorized = c->uid == 0 || c->uid == m->daemon_uid;
                 return cont(msg, m, c, error);
         }
 

@@ -65,8 +65,11 @@ static int insert_mapping(Store *s, const unsigned char *device, const unsigned 
                 r = store_bind_text(st, 1, (const char *) device);
         if (r >= 0)
                 r = store_bind_text(st, 2, (const char *) profile);
+        /* colord's mappings are everyone's (colord §16.15): the system's layer. */
         if (r >= 0)
-                r = store_errno(sqlite3_bind_int64(st, 3, ts));
+                r = store_errno(sqlite3_bind_int64(st, 3, STORE_LAYER_SYSTEM));
+        if (r >= 0)
+                r = store_errno(sqlite3_bind_int64(st, 4, ts));
         if (r >= 0)
                 r = store_step_done(s, st);
         if (r >= 0)

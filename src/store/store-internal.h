@@ -22,6 +22,7 @@ typedef enum StoreStatement {
         STMT_ROLLBACK_TO,
 
         STMT_MAPPING_SET,
+        STMT_MAPPING_UNSET,
         STMT_MAPPING_GET,
         STMT_MAPPING_PROFILES_FOR_DEVICE,
         STMT_MAPPING_DEVICES_FOR_PROFILE,
@@ -88,7 +89,7 @@ struct Store {
 };
 
 /* Schema version this build writes; store_open() migrates older files up to it. */
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 /* Opens like store_open_full() but migrates only up to max_version (tests use it to make
  * files of an older schema). */

@@ -9,7 +9,9 @@
  *     "devices":  [ { "id": ..., "properties": { k: v }, "owner": n } ]  (insertion order, keys
  *                 as set; "owner" only when not 0, i.e. created by a user)
  *     "enabled":  [ { "device": ..., "enabled": bool } ]      (by device)
- *     "mappings": [ { "device": ..., "profile": ..., "timestamp": µs } ]  (by device, profile)
+ *     "mappings": [ { "device": ..., "profile": ..., "timestamp": µs, "owner": n } ]
+ *                 (by device, profile, owner; "owner" only when not 0: a user's own layer,
+ *                 store.h; without it the row is the system's, as every row before schema 5)
  *     "titles":   [ { "profile": ..., "uid": n, "title": ... } ]          (by profile, uid)
  *     "disk_profiles": [ { "id": ..., "owner": n, "properties": { k: v },
  *                          "data": lower-case hex of the ICC bytes, or null } ]  (creation order) }
@@ -118,6 +120,11 @@ static int export_mappings(Store *s, JsonWriter *w) {
                 json_write_string(w, (const char *) sqlite3_column_text(st, 1));
                 json_write_key(w, "timestamp");
                 json_write_int64(w, sqlite3_column_int64(st, 2));
+                int64_t owner = sqlite3_column_int64(st, 3);
+                if (owner != STORE_LAYER_SYSTEM) { /* only then: the system's rows export as before */
+                        json_write_key(w, "owner");
+                        json_write_int64(w, owner);
+                }
                 json_write_end_object(w);
         }
         json_write_end_array(w);
@@ -380,19 +387,21 @@ static int import_enabled(Store *s, const JsonValue *list, char **ret_error) {
 }
 
 static int import_mappings(Store *s, const JsonValue *list, char **ret_error) {
-        static const char *const keys[] = { "device", "profile", "timestamp", NULL };
+        static const char *const keys[] = { "device", "profile", "timestamp", NULL }, *const optional[] = { "owner", NULL };
         int r = expect_type(list, JSON_ARRAY, "\"mappings\"", ret_error);
         for (size_t i = 0; r >= 0 && i < list->n; i++) {
                 const JsonValue *m = list->items[i];
                 const char *device, *profile;
-                int64_t ts = 0;
-                r = expect_keys(m, "a mapping", keys, NULL, ret_error);
+                int64_t ts = 0, owner = STORE_LAYER_SYSTEM;
+                r = expect_keys(m, "a mapping", keys, optional, ret_error);
                 if (r >= 0)
                         r = get_string(m, "device", "mapping", &device, ret_error);
                 if (r >= 0)
                         r = get_string(m, "profile", "mapping", &profile, ret_error);
                 if (r >= 0)
                         r = get_integer(m, "timestamp", "mapping", 0, INT64_MAX, &ts, ret_error);
+                if (r >= 0 && json_object_get(m, "owner"))
+                        r = get_integer(m, "owner", "mapping", 0, UINT32_MAX - 1, &owner, ret_error);
                 if (r < 0)
                         break;
                 _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
@@ -402,7 +411,9 @@ static int import_mappings(Store *s, const JsonValue *list, char **ret_error) {
                 if (r >= 0)
                         r = store_bind_text(st, 2, profile);
                 if (r >= 0)
-                        r = store_errno(sqlite3_bind_int64(st, 3, ts));
+                        r = store_errno(sqlite3_bind_int64(st, 3, owner));
+                if (r >= 0)
+                        r = store_errno(sqlite3_bind_int64(st, 4, ts));
                 if (r >= 0)
                         r = insert_unique(s, st, m, "mapping", ret_error);
         }

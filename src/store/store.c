@@ -31,20 +31,29 @@ static const char *const statement_sql[_STMT_MAX] = {
         [STMT_RELEASE] = "RELEASE store_op",
         [STMT_ROLLBACK_TO] = "ROLLBACK TO store_op",
 
+        /* owner: STORE_LAYER_SYSTEM (0) or the uid whose own layer the row is in (store.h). */
         [STMT_MAPPING_SET] =
-                "INSERT INTO mappings (device_id, profile_id, timestamp) VALUES (?1, ?2, ?3) "
-                "ON CONFLICT (device_id, profile_id) DO UPDATE SET timestamp = excluded.timestamp",
-        [STMT_MAPPING_GET] = "SELECT timestamp FROM mappings WHERE device_id = ?1 AND profile_id = ?2",
+                "INSERT INTO mappings (device_id, profile_id, owner, timestamp) VALUES (?1, ?2, ?3, ?4) "
+                "ON CONFLICT (device_id, profile_id, owner) DO UPDATE SET timestamp = excluded.timestamp",
+        [STMT_MAPPING_UNSET] = "DELETE FROM mappings WHERE device_id = ?1 AND profile_id = ?2 AND owner = ?3",
+        /* The layer's own row first (owner = 0 is false for it), else the system's. */
+        [STMT_MAPPING_GET] =
+                "SELECT timestamp FROM mappings WHERE device_id = ?1 AND profile_id = ?2 AND owner IN (0, ?3) "
+                "ORDER BY owner = 0 LIMIT 1",
+        /* A system row counts only where the layer has no row of its own for the pair. */
         [STMT_MAPPING_PROFILES_FOR_DEVICE] =
-                "SELECT profile_id, timestamp FROM mappings WHERE device_id = ?1 AND timestamp > 0 "
+                "SELECT profile_id, timestamp FROM mappings AS m WHERE device_id = ?1 AND owner IN (0, ?2) "
+                "AND timestamp > 0 AND NOT (owner = 0 AND ?2 != 0 AND EXISTS (SELECT 1 FROM mappings AS u "
+                "WHERE u.device_id = m.device_id AND u.profile_id = m.profile_id AND u.owner = ?2)) "
                 "ORDER BY timestamp, profile_id",
         [STMT_MAPPING_DEVICES_FOR_PROFILE] =
-                "SELECT device_id, timestamp FROM mappings WHERE profile_id = ?1 AND timestamp > 0 "
-                "ORDER BY timestamp, device_id",
+                "SELECT device_id, min(timestamp) FROM mappings WHERE profile_id = ?1 AND timestamp > 0 "
+                "GROUP BY device_id ORDER BY 2, device_id",
         [STMT_MAPPING_INSERT_IF_MISSING] =
-                "INSERT INTO mappings (device_id, profile_id, timestamp) VALUES (?1, ?2, ?3) "
+                "INSERT INTO mappings (device_id, profile_id, owner, timestamp) VALUES (?1, ?2, ?3, ?4) "
                 "ON CONFLICT DO NOTHING",
-        [STMT_MAPPING_ALL] = "SELECT device_id, profile_id, timestamp FROM mappings ORDER BY device_id, profile_id",
+        [STMT_MAPPING_ALL] =
+                "SELECT device_id, profile_id, timestamp, owner FROM mappings ORDER BY device_id, profile_id, owner",
 
         [STMT_DEVICE_ADD] = "INSERT INTO devices (device_id) VALUES (?1)",
         [STMT_DEVICE_EXISTS] = "SELECT 1 FROM devices WHERE device_id = ?1",
@@ -195,6 +204,25 @@ static const char *const migrations[] = {
          * rule would lock a user out of their own device). Older rows: root's. */
         "ALTER TABLE devices ADD COLUMN owner INTEGER NOT NULL DEFAULT 0;"
         "PRAGMA user_version = 4;",
+
+        /* 4 → 5: mappings in layers (store.h): owner 0 is the system's, a uid the choices that
+         * user made without authorization, on their own temp devices, so that they never
+         * replace or hide the system's (docs/compatibility.md row 64). The key changes, so the
+         * table is rebuilt; every older row was made before the layers existed and becomes the
+         * system's, as it acted for everyone until now. */
+        "CREATE TABLE mappings_v5 ("
+        "        device_id TEXT NOT NULL,"
+        "        profile_id TEXT NOT NULL,"
+        "        owner INTEGER NOT NULL DEFAULT 0,"
+        "        timestamp INTEGER NOT NULL DEFAULT 0," /* µs; 0 = removed by the user */
+        "        PRIMARY KEY (device_id, profile_id, owner)"
+        ") WITHOUT ROWID, STRICT;"
+        "INSERT INTO mappings_v5 (device_id, profile_id, owner, timestamp) "
+        "        SELECT device_id, profile_id, 0, timestamp FROM mappings;"
+        "DROP TABLE mappings;" /* and its index */
+        "ALTER TABLE mappings_v5 RENAME TO mappings;"
+        "CREATE INDEX mappings_by_profile ON mappings (profile_id, timestamp);"
+        "PRAGMA user_version = 5;",
 };
 _Static_assert(ELEMENTSOF(migrations) == STORE_SCHEMA_VERSION, "one migration per schema version");
 
@@ -1260,7 +1288,8 @@ int store_info_get(Store *s, const char *key, char **ret) {
 
 /* ---- mappings ------------------------------------------------------------------------- */
 
-int store_mapping_set(Store *s, const char *device_id, const char *profile_id, uint64_t timestamp_us) {
+int store_mapping_set(Store *s, uid_t layer, const char *device_id, const char *profile_id,
+                      uint64_t timestamp_us) {
         if (!device_id || !profile_id)
                 return -EINVAL;
         if (timestamp_us > INT64_MAX)
@@ -1272,13 +1301,32 @@ int store_mapping_set(Store *s, const char *device_id, const char *profile_id, u
         if (r >= 0)
                 r = store_bind_text(st, 2, profile_id);
         if (r >= 0)
-                r = store_errno(sqlite3_bind_int64(st, 3, (int64_t) timestamp_us));
+                r = store_errno(sqlite3_bind_int64(st, 3, layer));
+        if (r >= 0)
+                r = store_errno(sqlite3_bind_int64(st, 4, (int64_t) timestamp_us));
         if (r >= 0)
                 r = store_step_done(s, st);
         return r;
 }
 
-int store_mapping_get(Store *s, const char *device_id, const char *profile_id, uint64_t *ret_timestamp_us) {
+int store_mapping_unset(Store *s, uid_t layer, const char *device_id, const char *profile_id) {
+        if (!device_id || !profile_id)
+                return -EINVAL;
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, STMT_MAPPING_UNSET, &st);
+        if (r >= 0)
+                r = store_bind_text(st, 1, device_id);
+        if (r >= 0)
+                r = store_bind_text(st, 2, profile_id);
+        if (r >= 0)
+                r = store_errno(sqlite3_bind_int64(st, 3, layer));
+        if (r >= 0)
+                r = store_step_done(s, st);
+        return r;
+}
+
+int store_mapping_get(Store *s, uid_t layer, const char *device_id, const char *profile_id,
+                      uint64_t *ret_timestamp_us) {
         if (!device_id || !profile_id)
                 return -EINVAL;
         _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
@@ -1287,6 +1335,8 @@ int store_mapping_get(Store *s, const char *device_id, const char *profile_id, u
                 r = store_bind_text(st, 1, device_id);
         if (r >= 0)
                 r = store_bind_text(st, 2, profile_id);
+        if (r >= 0)
+                r = store_errno(sqlite3_bind_int64(st, 3, layer));
         if (r >= 0)
                 r = store_step_row(s, st);
         if (r < 0)
@@ -1307,13 +1357,17 @@ void store_mappings_free(StoreMapping *m, size_t n) {
         free(m);
 }
 
-static int mapping_query(Store *s, StoreStatement id, const char *key, StoreMapping **ret, size_t *ret_n) {
+/* layer < 0: the statement takes no layer. */
+static int mapping_query(Store *s, StoreStatement id, const char *key, int64_t layer, StoreMapping **ret,
+                         size_t *ret_n) {
         if (!key || !ret || !ret_n)
                 return -EINVAL;
         _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
         int r = store_stmt(s, id, &st);
         if (r >= 0)
                 r = store_bind_text(st, 1, key);
+        if (r >= 0 && layer >= 0)
+                r = store_errno(sqlite3_bind_int64(st, 2, layer));
         if (r < 0)
                 return r;
 
@@ -1347,12 +1401,13 @@ static int mapping_query(Store *s, StoreStatement id, const char *key, StoreMapp
         return 0;
 }
 
-int store_mapping_profiles_for_device(Store *s, const char *device_id, StoreMapping **ret, size_t *ret_n) {
-        return mapping_query(s, STMT_MAPPING_PROFILES_FOR_DEVICE, device_id, ret, ret_n);
+int store_mapping_profiles_for_device(Store *s, uid_t layer, const char *device_id, StoreMapping **ret,
+                                      size_t *ret_n) {
+        return mapping_query(s, STMT_MAPPING_PROFILES_FOR_DEVICE, device_id, layer, ret, ret_n);
 }
 
 int store_mapping_devices_for_profile(Store *s, const char *profile_id, StoreMapping **ret, size_t *ret_n) {
-        return mapping_query(s, STMT_MAPPING_DEVICES_FOR_PROFILE, profile_id, ret, ret_n);
+        return mapping_query(s, STMT_MAPPING_DEVICES_FOR_PROFILE, profile_id, -1, ret, ret_n);
 }
 
 /* ---- devices -------------------------------------------------------------------------- */

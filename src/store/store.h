@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The persistent store: one SQLite database under the state directory holding device ↔
- * profile mappings, devices of scope "disk" with their properties, per-device Enabled flags,
+ * profile mappings (the system's and each user's own layer), devices of scope "disk" with their properties, per-device Enabled flags,
  * per-user profile titles and a cache of parsed ICC metadata. Prepared statements only;
  * negative errno on failure.
  *
@@ -69,17 +69,33 @@ void store_rollback(Store *s);
  * existing backups are kept then), other negative errno on I/O errors. */
 int store_backup(Store *s);
 
-/* Mappings. timestamp_us 0 means "the user removed this pair". */
+/* Mappings. timestamp_us 0 means "the user removed this pair".
+ *
+ * They come in layers (docs/compatibility.md row 64): STORE_LAYER_SYSTEM holds the system's
+ * choices (root's, those of a caller polkit authorized, the daemon's); a uid's own layer holds
+ * the choices that user made without authorization, on their own temp devices. A reader asks
+ * for the layer of the device it serves: the system's devices read the system layer alone; a
+ * user's device reads its owner's layer over the system's (the user's row for a pair, a
+ * removal included, wins). Writing one layer never changes another. */
+#define STORE_LAYER_SYSTEM ((uid_t) 0)
+
 typedef struct StoreMapping {
         char *id;           /* profile id (for a device query) or device id */
         uint64_t timestamp; /* µs since the epoch */
 } StoreMapping;
 
-int store_mapping_set(Store *s, const char *device_id, const char *profile_id, uint64_t timestamp_us);
-/* -ENOENT when there is no row for the pair. */
-int store_mapping_get(Store *s, const char *device_id, const char *profile_id, uint64_t *ret_timestamp_us);
-/* Rows with timestamp > 0, oldest first. */
-int store_mapping_profiles_for_device(Store *s, const char *device_id, StoreMapping **ret, size_t *ret_n);
+int store_mapping_set(Store *s, uid_t layer, const char *device_id, const char *profile_id, uint64_t timestamp_us);
+/* Drops the layer's own row for the pair, if any (the system's is dropped only when layer is
+ * STORE_LAYER_SYSTEM). */
+int store_mapping_unset(Store *s, uid_t layer, const char *device_id, const char *profile_id);
+/* What the layer sees for the pair: its own row, else the system's. -ENOENT when neither. */
+int store_mapping_get(Store *s, uid_t layer, const char *device_id, const char *profile_id,
+                      uint64_t *ret_timestamp_us);
+/* What the layer sees: rows with timestamp > 0, oldest first. */
+int store_mapping_profiles_for_device(Store *s, uid_t layer, const char *device_id, StoreMapping **ret,
+                                      size_t *ret_n);
+/* Every device id with a row > 0 for the profile in any layer, once, ordered by its oldest
+ * such row (whose timestamp is given). Which devices of an id see it: store_mapping_get(). */
 int store_mapping_devices_for_profile(Store *s, const char *profile_id, StoreMapping **ret, size_t *ret_n);
 void store_mappings_free(StoreMapping *m, size_t n);
 

@@ -62,10 +62,13 @@ static void raw_exec(const char *db_path, const char *sql) {
 
 /* Fills a store with one of everything. */
 static void populate(Store *s) {
-        assert_se(store_mapping_set(s, "dev-a", "icc-1", 1000) == 0);
-        assert_se(store_mapping_set(s, "dev-a", "icc-2", 2000) == 0);
-        assert_se(store_mapping_set(s, "dev-a", "icc-3", 0) == 0);
-        assert_se(store_mapping_set(s, "dev-b", "icc-1", 1500) == 0);
+        assert_se(store_mapping_set(s, STORE_LAYER_SYSTEM, "dev-a", "icc-1", 1000) == 0);
+        assert_se(store_mapping_set(s, STORE_LAYER_SYSTEM, "dev-a", "icc-2", 2000) == 0);
+        assert_se(store_mapping_set(s, STORE_LAYER_SYSTEM, "dev-a", "icc-3", 0) == 0);
+        assert_se(store_mapping_set(s, STORE_LAYER_SYSTEM, "dev-b", "icc-1", 1500) == 0);
+        /* uid 1000's own layer: a choice over the system's and a removal hiding one */
+        assert_se(store_mapping_set(s, 1000, "dev-a", "icc-4", 3000) == 0);
+        assert_se(store_mapping_set(s, 1000, "dev-a", "icc-1", 0) == 0);
         assert_se(store_device_add(s, "dev-z") == 0);
         assert_se(store_device_add(s, "dev-a") == 0);
         assert_se(store_device_set_property(s, "dev-z", "Kind", "printer") == 0);
@@ -95,15 +98,20 @@ static void check_populated(Store *s) {
         assert_se(!dp[1].data);
         store_disk_profiles_free(dp, dn);
         uint64_t ts;
-        assert_se(store_mapping_get(s, "dev-a", "icc-2", &ts) == 0 && ts == 2000);
-        assert_se(store_mapping_get(s, "dev-a", "icc-3", &ts) == 0 && ts == 0);
+        assert_se(store_mapping_get(s, STORE_LAYER_SYSTEM, "dev-a", "icc-2", &ts) == 0 && ts == 2000);
+        assert_se(store_mapping_get(s, STORE_LAYER_SYSTEM, "dev-a", "icc-3", &ts) == 0 && ts == 0);
         StoreMapping *m = NULL;
         size_t n = 0;
-        assert_se(store_mapping_profiles_for_device(s, "dev-a", &m, &n) == 0);
+        assert_se(store_mapping_profiles_for_device(s, STORE_LAYER_SYSTEM, "dev-a", &m, &n) == 0);
         assert_se(n == 2);
         assert_streq(m[0].id, "icc-1");
         assert_se(m[0].timestamp == 1000);
         assert_streq(m[1].id, "icc-2");
+        store_mappings_free(m, n);
+        assert_se(store_mapping_profiles_for_device(s, 1000, "dev-a", &m, &n) == 0);
+        assert_se(n == 2);
+        assert_streq(m[0].id, "icc-2");
+        assert_streq(m[1].id, "icc-4");
         store_mappings_free(m, n);
 
         _cleanup_strv_free_ char **ids = NULL;
@@ -149,18 +157,18 @@ static void test_basics(void) {
         assert_se(store_schema_version(s) == STORE_SCHEMA_VERSION);
 
         /* mappings */
-        assert_se(store_mapping_get(s, "d", "p", &ts) == -ENOENT);
-        assert_se(store_mapping_set(s, "d", "p", 5) == 0);
-        assert_se(store_mapping_set(s, "d", "p", 7) == 0); /* replace */
-        assert_se(store_mapping_get(s, "d", "p", &ts) == 0 && ts == 7);
-        assert_se(store_mapping_set(s, "d", "p", UINT64_MAX) == -ERANGE);
-        assert_se(store_mapping_set(s, NULL, "p", 1) == -EINVAL);
-        assert_se(store_mapping_set(s, "d", "q", 3) == 0);
-        assert_se(store_mapping_set(s, "d", "removed", 0) == 0);
-        assert_se(store_mapping_set(s, "e", "p", 1) == 0);
+        assert_se(store_mapping_get(s, STORE_LAYER_SYSTEM, "d", "p", &ts) == -ENOENT);
+        assert_se(store_mapping_set(s, STORE_LAYER_SYSTEM, "d", "p", 5) == 0);
+        assert_se(store_mapping_set(s, STORE_LAYER_SYSTEM, "d", "p", 7) == 0); /* replace */
+        assert_se(store_mapping_get(s, STORE_LAYER_SYSTEM, "d", "p", &ts) == 0 && ts == 7);
+        assert_se(store_mapping_set(s, STORE_LAYER_SYSTEM, "d", "p", UINT64_MAX) == -ERANGE);
+        assert_se(store_mapping_set(s, STORE_LAYER_SYSTEM, NULL, "p", 1) == -EINVAL);
+        assert_se(store_mapping_set(s, STORE_LAYER_SYSTEM, "d", "q", 3) == 0);
+        assert_se(store_mapping_set(s, STORE_LAYER_SYSTEM, "d", "removed", 0) == 0);
+        assert_se(store_mapping_set(s, STORE_LAYER_SYSTEM, "e", "p", 1) == 0);
         StoreMapping *m = NULL;
         size_t n = 99;
-        assert_se(store_mapping_profiles_for_device(s, "d", &m, &n) == 0);
+        assert_se(store_mapping_profiles_for_device(s, STORE_LAYER_SYSTEM, "d", &m, &n) == 0);
         assert_se(n == 2);
         assert_streq(m[0].id, "q"); /* oldest first */
         assert_streq(m[1].id, "p");
@@ -270,7 +278,7 @@ static void test_basics(void) {
         assert_se(store_open(state, &s) == 0);
         assert_se(store_device_get_properties(s, "at-close", &props) == 0);
         props = strv_free(props);
-        assert_se(store_mapping_get(s, "d", "p", &ts) == 0 && ts == 7);
+        assert_se(store_mapping_get(s, STORE_LAYER_SYSTEM, "d", "p", &ts) == 0 && ts == 7);
         s = store_free(s);
         rm_rf(dir);
 }
@@ -299,7 +307,10 @@ static void test_migration_from_v1(void) {
 
         assert_se(store_open_version(dir, 0, 1, &s) == 0);
         assert_se(store_schema_version(s) == 1);
-        assert_se(store_mapping_set(s, "dev", "icc", 42) == 0);
+        s = store_free(s);
+        /* Written as a version-1 build wrote it: today's statements name columns v1 lacks. */
+        raw_exec(db, "INSERT INTO mappings (device_id, profile_id, timestamp) VALUES ('dev', 'icc', 42)");
+        assert_se(store_open_version(dir, 0, 1, &s) == 0);
         assert_se(store_device_add(s, "dev") == 0);
         assert_se(store_device_set_property(s, "dev", "Kind", "display") == 0);
         assert_se(store_device_set_enabled(s, "dev", false) == 0);
@@ -309,7 +320,7 @@ static void test_migration_from_v1(void) {
         assert_se(store_open(dir, &s) == 0);
         assert_se(store_schema_version(s) == STORE_SCHEMA_VERSION);
         uint64_t ts;
-        assert_se(store_mapping_get(s, "dev", "icc", &ts) == 0 && ts == 42);
+        assert_se(store_mapping_get(s, STORE_LAYER_SYSTEM, "dev", "icc", &ts) == 0 && ts == 42);
         _cleanup_strv_free_ char **props = NULL;
         assert_se(store_device_get_properties(s, "dev", &props) == 0);
         assert_streq(props[1], "display");
@@ -342,7 +353,93 @@ static void test_migration_from_v1(void) {
         snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", STORE_SCHEMA_VERSION);
         raw_exec(db, pragma);
         assert_se(store_open(dir, &s) == 0);
-        assert_se(store_mapping_get(s, "dev", "icc", &ts) == 0 && ts == 42);
+        assert_se(store_mapping_get(s, STORE_LAYER_SYSTEM, "dev", "icc", &ts) == 0 && ts == 42);
+        s = store_free(s);
+        rm_rf(dir);
+}
+
+/* Schema 5 (mappings in layers) from every older version: each row, removals included,
+ * becomes the system's, with its timestamp; no user layer appears; the new key works. */
+static void test_migration_to_layers(int from) {
+        _cleanup_free_ char *dir = make_temp_dir();
+        _cleanup_free_ char *db = path_in(dir, STORE_DB_NAME);
+        Store *s = NULL;
+
+        assert_se(store_open_version(dir, 0, from, &s) == 0);
+        assert_se(store_schema_version(s) == from);
+        s = store_free(s);
+        raw_exec(db, "INSERT INTO mappings (device_id, profile_id, timestamp) VALUES "
+                     "('cups-Printer', 'icc-adobe', 42), ('cups-Printer', 'icc-blue', 0), ('xrandr-A', 'icc-adobe', 7)");
+
+        assert_se(store_open(dir, &s) == 0);
+        assert_se(store_schema_version(s) == STORE_SCHEMA_VERSION);
+        uint64_t ts = 99;
+        assert_se(store_mapping_get(s, STORE_LAYER_SYSTEM, "cups-Printer", "icc-adobe", &ts) == 0 && ts == 42);
+        assert_se(store_mapping_get(s, STORE_LAYER_SYSTEM, "cups-Printer", "icc-blue", &ts) == 0 && ts == 0);
+        /* a user's layer sees the system's rows until it has its own */
+        assert_se(store_mapping_get(s, 65534, "cups-Printer", "icc-adobe", &ts) == 0 && ts == 42);
+        _cleanup_free_ char *json = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&json, &size);
+        assert_se(f && store_export_json(s, f) == 0);
+        fclose(f);
+        assert_se(!strstr(json, "\"owner\": 65534") && strstr(json, "\"timestamp\": 42"));
+        /* the migrated key takes a second layer for the same pair */
+        assert_se(store_mapping_set(s, 65534, "cups-Printer", "icc-adobe", 0) == 0);
+        assert_se(store_mapping_get(s, STORE_LAYER_SYSTEM, "cups-Printer", "icc-adobe", &ts) == 0 && ts == 42);
+        StoreMapping *m = NULL;
+        size_t n = 0;
+        assert_se(store_mapping_devices_for_profile(s, "icc-adobe", &m, &n) == 0 && n == 2);
+        assert_streq(m[0].id, "xrandr-A");
+        assert_streq(m[1].id, "cups-Printer");
+        store_mappings_free(m, n);
+        s = store_free(s);
+        rm_rf(dir);
+}
+
+/* The layers (store.h): a user's layer over the system's, never the other way round. */
+static void test_mapping_layers(void) {
+        _cleanup_free_ char *dir = make_temp_dir();
+        Store *s = NULL;
+        uint64_t ts;
+        StoreMapping *m = NULL;
+        size_t n = 0;
+        const uid_t user = 65534, other = 1000;
+
+        assert_se(store_open(dir, &s) == 0);
+        assert_se(store_mapping_set(s, STORE_LAYER_SYSTEM, "cups-Printer", "adobe", 100) == 0);
+        assert_se(store_mapping_set(s, user, "cups-Printer", "bluish", 200) == 0); /* the user's default */
+        assert_se(store_mapping_set(s, user, "cups-Printer", "adobe", 0) == 0);    /* and a removal */
+
+        /* the system sees its own row alone */
+        assert_se(store_mapping_get(s, STORE_LAYER_SYSTEM, "cups-Printer", "adobe", &ts) == 0 && ts == 100);
+        assert_se(store_mapping_get(s, STORE_LAYER_SYSTEM, "cups-Printer", "bluish", &ts) == -ENOENT);
+        assert_se(store_mapping_profiles_for_device(s, STORE_LAYER_SYSTEM, "cups-Printer", &m, &n) == 0 && n == 1);
+        assert_streq(m[0].id, "adobe");
+        store_mappings_free(m, n);
+        /* the user sees theirs over it: the removal hides adobe, bluish is there */
+        assert_se(store_mapping_get(s, user, "cups-Printer", "adobe", &ts) == 0 && ts == 0);
+        assert_se(store_mapping_profiles_for_device(s, user, "cups-Printer", &m, &n) == 0 && n == 1);
+        assert_streq(m[0].id, "bluish");
+        store_mappings_free(m, n);
+        /* another user sees the system's */
+        assert_se(store_mapping_get(s, other, "cups-Printer", "bluish", &ts) == -ENOENT);
+        assert_se(store_mapping_profiles_for_device(s, other, "cups-Printer", &m, &n) == 0 && n == 1);
+        assert_streq(m[0].id, "adobe");
+        store_mappings_free(m, n);
+        /* a profile only one layer maps still names its device id */
+        assert_se(store_mapping_devices_for_profile(s, "bluish", &m, &n) == 0 && n == 1);
+        assert_streq(m[0].id, "cups-Printer");
+        store_mappings_free(m, n);
+
+        /* unset drops the layer's own row only */
+        assert_se(store_mapping_unset(s, user, "cups-Printer", "adobe") == 0);
+        assert_se(store_mapping_get(s, user, "cups-Printer", "adobe", &ts) == 0 && ts == 100);
+        assert_se(store_mapping_unset(s, user, "cups-Printer", "nothing") == 0);
+        assert_se(store_mapping_unset(s, STORE_LAYER_SYSTEM, "cups-Printer", "adobe") == 0);
+        assert_se(store_mapping_get(s, STORE_LAYER_SYSTEM, "cups-Printer", "adobe", &ts) == -ENOENT);
+        assert_se(store_mapping_get(s, user, "cups-Printer", "bluish", &ts) == 0 && ts == 200);
+        assert_se(store_mapping_unset(s, user, NULL, "adobe") == -EINVAL);
         s = store_free(s);
         rm_rf(dir);
 }
@@ -411,7 +508,7 @@ static void test_recovery(Damage how) {
         for (int i = 0; i < 400; i++) {
                 char id[64];
                 snprintf(id, sizeof id, "bulk-device-%04d-with-a-longish-id-to-fill-pages", i);
-                assert_se(store_mapping_set(s, id, "icc-bulk", 1000 + i) == 0);
+                assert_se(store_mapping_set(s, STORE_LAYER_SYSTEM, id, "icc-bulk", 1000 + i) == 0);
         }
         assert_se(store_commit(s) == 0);
         s = store_free(s);
@@ -422,7 +519,7 @@ static void test_recovery(Damage how) {
         assert_se(store_open(dir, &s) == 0);
         check_populated(s);
         uint64_t ts;
-        assert_se(store_mapping_get(s, "bulk-device-0399-with-a-longish-id-to-fill-pages", "icc-bulk", &ts) == 0);
+        assert_se(store_mapping_get(s, STORE_LAYER_SYSTEM, "bulk-device-0399-with-a-longish-id-to-fill-pages", "icc-bulk", &ts) == 0);
         assert_se(ts == 1399);
         s = store_free(s);
         assert_se(count_corrupt_files(dir) == 1);
@@ -540,10 +637,10 @@ static void test_colord_import(void) {
         static const char srgb[] = "icc-6209e0eee05d1da9df7b4e3c2da33f62", adobe[] = "icc-a07f28226c40f0319868fa0890ccc8e4",
                           bluish[] = "icc-a7c3b105758efd9fa9c99123d23237db";
         uint64_t ts;
-        assert_se(store_mapping_get(s, "xrandr-Fixture-Display", bluish, &ts) == 0 && ts == 0); /* removed */
+        assert_se(store_mapping_get(s, STORE_LAYER_SYSTEM, "xrandr-Fixture-Display", bluish, &ts) == 0 && ts == 0); /* removed */
         StoreMapping *m = NULL;
         size_t n = 0;
-        assert_se(store_mapping_profiles_for_device(s, "xrandr-Fixture-Display", &m, &n) == 0);
+        assert_se(store_mapping_profiles_for_device(s, STORE_LAYER_SYSTEM, "xrandr-Fixture-Display", &m, &n) == 0);
         assert_se(n == 2);
         assert_streq(m[0].id, adobe);
         assert_streq(m[1].id, srgb); /* MakeProfileDefault made it the newest */
@@ -635,10 +732,10 @@ static void test_colord_import_legacy(void) {
         assert_se(store_open(state, &s) == 0);
         assert_se(store_import_colord(s, cdir) == 1);
         uint64_t ts;
-        assert_se(store_mapping_get(s, "old-dev", "old-icc", &ts) == 0 && ts == 1);
+        assert_se(store_mapping_get(s, STORE_LAYER_SYSTEM, "old-dev", "old-icc", &ts) == 0 && ts == 1);
         StoreMapping *m = NULL;
         size_t n = 0;
-        assert_se(store_mapping_profiles_for_device(s, "bad-utf8", &m, &n) == 0 && n == 0);
+        assert_se(store_mapping_profiles_for_device(s, STORE_LAYER_SYSTEM, "bad-utf8", &m, &n) == 0 && n == 0);
         _cleanup_free_ char *note = NULL;
         assert_se(store_info_get(s, "colord-import", &note) == 0);
         assert_se(strstr(note, "1 mappings") && strstr(note, "2 rows skipped"));
@@ -657,8 +754,8 @@ static void test_colord_import_legacy(void) {
                  "INSERT INTO mappings VALUES (20, 'd', 'q');");  /* newest legacy wins */
         assert_se(store_open(state, &s) == 0);
         assert_se(store_import_colord(s, cdir) == 1);
-        assert_se(store_mapping_get(s, "d", "p", &ts) == 0 && ts == 500);
-        assert_se(store_mapping_get(s, "d", "q", &ts) == 0 && ts == 20);
+        assert_se(store_mapping_get(s, STORE_LAYER_SYSTEM, "d", "p", &ts) == 0 && ts == 500);
+        assert_se(store_mapping_get(s, STORE_LAYER_SYSTEM, "d", "q", &ts) == 0 && ts == 20);
         s = store_free(s);
         rm_rf(dir);
 }
@@ -975,6 +1072,9 @@ static void test_json_roundtrip(void) {
                 "{\"format\": \"tinct-store\", \"version\": 1, \"info\": {}, \"devices\": [], \"enabled\": [], \"mappings\": [{\"device\": \"d\", \"profile\": \"p\", \"timestamp\": -1}], \"titles\": []}",
                 "{\"format\": \"tinct-store\", \"version\": 1, \"info\": {}, \"devices\": [], \"enabled\": [], \"mappings\": [{\"device\": \"d\", \"profile\": \"p\", \"timestamp\": 1.5}], \"titles\": []}",
                 "{\"format\": \"tinct-store\", \"version\": 1, \"info\": {}, \"devices\": [], \"enabled\": [], \"mappings\": [{\"device\": \"d\", \"profile\": \"p\", \"timestamp\": 1}, {\"device\": \"d\", \"profile\": \"p\", \"timestamp\": 2}], \"titles\": []}",
+                "{\"format\": \"tinct-store\", \"version\": 1, \"info\": {}, \"devices\": [], \"enabled\": [], \"mappings\": [{\"device\": \"d\", \"profile\": \"p\", \"timestamp\": 1, \"owner\": -1}], \"titles\": []}",
+                "{\"format\": \"tinct-store\", \"version\": 1, \"info\": {}, \"devices\": [], \"enabled\": [], \"mappings\": [{\"device\": \"d\", \"profile\": \"p\", \"timestamp\": 1, \"owner\": \"1000\"}], \"titles\": []}",
+                "{\"format\": \"tinct-store\", \"version\": 1, \"info\": {}, \"devices\": [], \"enabled\": [], \"mappings\": [{\"device\": \"d\", \"profile\": \"p\", \"timestamp\": 1, \"owner\": 1000}, {\"device\": \"d\", \"profile\": \"p\", \"timestamp\": 2, \"owner\": 1000}], \"titles\": []}",
                 "{\"format\": \"tinct-store\", \"version\": 1, \"info\": {}, \"devices\": [], \"enabled\": [], \"mappings\": [], \"titles\": [{\"profile\": \"p\", \"uid\": 4294967295, \"title\": \"t\"}]}",
                 "{\"format\": \"tinct-store\", \"version\": 1, \"info\": {}, \"devices\": [], \"enabled\": [{\"device\": \"d\", \"enabled\": \"yes\"}], \"mappings\": [], \"titles\": []}",
                 "{\"format\": \"tinct-store\", \"version\": 1, \"info\": {}, \"devices\": [], \"enabled\": [], \"mappings\": [], \"titles\": []} x",
@@ -1108,12 +1208,12 @@ static void test_bounds(void) {
         value = malloc(huge + 1);
         memset(value, 'y', huge);
         value[huge] = '\0';
-        assert_se(store_mapping_set(s, value, "p", 1) == -E2BIG);
+        assert_se(store_mapping_set(s, STORE_LAYER_SYSTEM, value, "p", 1) == -E2BIG);
         assert_se(store_profile_title_set(s, "p", 0, value) == -E2BIG);
         assert_se(store_device_add(s, value) == -E2BIG);
         free(value);
         /* still fine afterwards */
-        assert_se(store_mapping_set(s, "d", "p", 1) == 0);
+        assert_se(store_mapping_set(s, STORE_LAYER_SYSTEM, "d", "p", 1) == 0);
         s = store_free(s);
         rm_rf(dir);
 }
@@ -1423,6 +1523,9 @@ int main(void) {
         test_basics();
         test_persistence();
         test_migration_from_v1();
+        for (int v = 1; v < STORE_SCHEMA_VERSION; v++)
+                test_migration_to_layers(v);
+        test_mapping_layers();
         test_recovery(DAMAGE_PAGES);
         test_recovery(DAMAGE_HEADER);
         test_recovery(DAMAGE_TRUNCATE);
