@@ -1,8 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Issue 19's figures for one build of tinctd: the worst wait of another client while a
-# hostile ICC file (a 'meta' dict of 80 000 keys, made here with tinct-bench-icc's lcms2 by a
-# small generator) is parsed, the hostile caller's own answer time (tinct-bench-hostile), and
+# hostile ICC file (a 'meta' dict of 80 000 keys, written by tinct-bench-hostile-icc) is parsed, the hostile caller's own answer time (tinct-bench-hostile), and
 # the time from starting tinctd to READY with three such files in its profile directory.
 #
 #         bench/run-hostile.sh [DAEMON_BUILD_DIR] [BENCH_BUILD_DIR]
