@@ -25,7 +25,7 @@ static const char *const default_profile_dirs[] = {
 };
 
 #define DEFAULT_COLORD_DIR "/var/lib/colord"
-/* Generous: the biggest valid profiles (64 MiB) parse in well under a second. */
+/* Generous: the biggest valid profiles (32 MiB, ICC_MAX_FILE_SIZE) parse in well under a second. */
 #define DEFAULT_PARSE_TIMEOUT_SEC 10.0
 #define BACKUP_INTERVAL_USEC (3600ULL * 1000000ULL)
 

@@ -35,7 +35,6 @@
 #define LIMIT_OBJECTS_PER_UID 1024
 #define LIMIT_QUALIFIERS 64
 #define LIMIT_PENDING_AUTH 256
-#define LIMIT_PROFILE_SIZE (64u * 1024 * 1024)
 
 typedef struct Device Device;
 typedef struct Profile Profile;

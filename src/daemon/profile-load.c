@@ -39,8 +39,8 @@ static int read_error(int r, const char *what, sd_bus_error *error) {
         if (r == -EBADFD)
                 return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_FAILED_TO_READ, "failed to read %s: not a regular file", what);
         if (r == -EFBIG)
-                return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_FAILED_TO_READ, "failed to read %s: larger than %u bytes",
-                                     what, LIMIT_PROFILE_SIZE);
+                return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_FAILED_TO_READ, "failed to read %s: larger than %u bytes (docs/sandbox.md)",
+                                     what, ICC_MAX_FILE_SIZE);
         return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_FAILED_TO_READ, "failed to read %s: %s", what, strerror(-r));
 }
 
@@ -51,7 +51,7 @@ int profile_load_data(Profile *p, uint8_t *data, size_t size, sd_bus_error *erro
 int profile_load_fd(Profile *p, int fd, sd_bus_error *error) {
         uint8_t *data;
         size_t size;
-        int r = read_fd_capped(fd, LIMIT_PROFILE_SIZE, READ_REGULAR_ONLY, &data, &size);
+        int r = read_fd_capped(fd, ICC_MAX_FILE_SIZE, READ_REGULAR_ONLY, &data, &size);
         if (r < 0)
                 return read_error(r, "the passed file descriptor", error);
         return parse_into(p, data, size, error);
@@ -80,7 +80,7 @@ int profile_load_filename(Profile *p, const char *filename, bool privileged, sd_
                                      "failed to load file: Error opening file %s: %s", filename, strerror(errno));
         uint8_t *data;
         size_t size;
-        int r = read_fd_capped(fd, LIMIT_PROFILE_SIZE, READ_REGULAR_ONLY, &data, &size);
+        int r = read_fd_capped(fd, ICC_MAX_FILE_SIZE, READ_REGULAR_ONLY, &data, &size);
         if (r < 0)
                 return read_error(r, filename, error);
         return parse_into(p, data, size, error);

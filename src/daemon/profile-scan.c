@@ -71,7 +71,7 @@ static int load_info(Manager *m, const FileIdentity *f, IccInfo **ret) {
 
         _cleanup_free_ uint8_t *data = NULL;
         size_t size;
-        int r = read_file_capped(f->path, LIMIT_PROFILE_SIZE, READ_REGULAR_ONLY, &data, &size, NULL);
+        int r = read_file_capped(f->path, ICC_MAX_FILE_SIZE, READ_REGULAR_ONLY, &data, &size, NULL);
         if (r < 0)
                 return log_warning_errno(r, "Skipping %s: %m", f->path);
         const char *base = strrchr(f->path, '/');

@@ -15,7 +15,7 @@ static int compute_from_file(Profile *p, char ***ret) {
         _cleanup_free_ uint8_t *data = NULL;
         size_t size;
         struct stat st;
-        int r = read_file_capped(p->filename, LIMIT_PROFILE_SIZE, READ_REGULAR_ONLY, &data, &size, &st);
+        int r = read_file_capped(p->filename, ICC_MAX_FILE_SIZE, READ_REGULAR_ONLY, &data, &size, &st);
         if (r < 0)
                 return r;
         r = parser_icc_warnings(p->manager->parser, data, size, ret, NULL);

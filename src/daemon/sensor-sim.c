@@ -36,7 +36,7 @@ int sensor_sim_load(Parser *parser, const char *path, SensorSim **ret, char **re
         _cleanup_free_ uint8_t *data = NULL;
         _cleanup_free_ char *why = NULL;
         size_t size = 0;
-        int r = read_file_capped(path, LIMIT_PROFILE_SIZE, READ_REGULAR_ONLY, &data, &size, NULL);
+        int r = read_file_capped(path, ICC_MAX_FILE_SIZE, READ_REGULAR_ONLY, &data, &size, NULL);
         if (r < 0)
                 return fail(ret_error, r, "cannot read %s: %s", path, strerror(-r));
 

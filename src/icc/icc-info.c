@@ -31,6 +31,7 @@
 #include <time.h>
 #include <wchar.h>
 
+#include "hashmap.h"
 #include "macro.h"
 #include "md5.h"
 #include "names.h"
@@ -113,6 +114,9 @@ static int check_dict(const uint8_t *t, uint32_t size, char **ret_error) {
         uint32_t count = be32(t + 8), record = be32(t + 12);
         if (record != 16 && record != 24 && record != 32)
                 return set_error(ret_error, -EBADMSG, "corrupt meta dict: record length %u", record);
+        if (count > ICC_MAX_METADATA_ENTRIES)
+                return set_error(ret_error, -E2BIG, "meta dict has %u entries, more than %u", count,
+                                 ICC_MAX_METADATA_ENTRIES);
         if (16 + (uint64_t) count * record > size)
                 return set_error(ret_error, -EBADMSG,
                                  "corrupt meta dict: %u records do not fit in %u bytes", count, size);
@@ -160,6 +164,8 @@ static bool vcgt_is_complete(const uint8_t *t, uint32_t size) {
 static int icc_view_init(IccView *v, const uint8_t *buf, size_t len, char **ret_error) {
         *v = (IccView) {};
 
+        if (len > ICC_MAX_FILE_SIZE)
+                return set_error(ret_error, -EFBIG, "larger than %u bytes", ICC_MAX_FILE_SIZE);
         if (len < ICC_MIN_SIZE)
                 return set_error(ret_error, -EBADMSG, "icc was not valid (file size too small)");
         if (memcmp(buf + 36, "acsp", 4) != 0)
@@ -383,12 +389,11 @@ static int read_text(cmsHPROFILE profile, const cmsTagSignature *sigs, char **re
  * colord fills a hash table from lcms2's list, so for a repeated key the entry that comes
  * first in the file wins; we keep that. */
 static int read_metadata(Lcms *l, char ***ret, char **ret_error) {
-        _cleanup_strv_free_ char **m = calloc(1, sizeof(char *));
-        if (!m)
-                return -ENOMEM;
-
         if (!cmsIsTag(l->profile, cmsSigMetaTag)) {
-                *ret = TAKE_PTR(m);
+                char **empty = calloc(1, sizeof(char *));
+                if (!empty)
+                        return -ENOMEM;
+                *ret = empty;
                 return 0;
         }
 
@@ -401,13 +406,22 @@ static int read_metadata(Lcms *l, char ***ret, char **ret_error) {
         size_t n = 0;
         for (const cmsDICTentry *e = cmsDictGetEntryList(dict); e; e = cmsDictNextEntry(e))
                 n++;
+        /* check_dict() capped the records; lcms2 builds no more entries than records. */
+        if (n > ICC_MAX_METADATA_ENTRIES)
+                return set_error(ret_error, -E2BIG, "meta dict has %zu entries, more than %u", n,
+                                 ICC_MAX_METADATA_ENTRIES);
         _cleanup_free_ const cmsDICTentry **entries = calloc(n ? n : 1, sizeof(cmsDICTentry *));
-        if (!entries)
+        /* The list is built whole and sized once (appending one pair at a time re-counts it),
+         * and repeated keys are found in a hash map: linear in the entries. */
+        _cleanup_strv_free_ char **m = calloc(2 * n + 1, sizeof(char *));
+        _cleanup_(hashmap_freep) Hashmap *seen = hashmap_new();
+        if (!entries || !m || !seen)
                 return -ENOMEM;
         size_t i = n;
         for (const cmsDICTentry *e = cmsDictGetEntryList(dict); e; e = cmsDictNextEntry(e))
                 entries[--i] = e;
 
+        size_t k = 0;
         for (i = 0; i < n; i++) {
                 _cleanup_free_ char *key = NULL, *value = NULL;
                 int r;
@@ -421,26 +435,14 @@ static int read_metadata(Lcms *l, char ***ret, char **ret_error) {
                         return set_error(ret_error, r, "corrupt meta dict: entry %zu is not valid UTF-16", i);
                 if (r < 0)
                         return r;
-
-                bool seen = false;
-                for (size_t k = 0; m[k] && !seen; k += 2)
-                        seen = streq(m[k], key);
-                if (seen)
+                if (hashmap_get(seen, key))
                         continue;
-
-                r = strv_consume(&m, key);
+                /* the key stays alive in m, which outlives the map */
+                r = hashmap_put(seen, key, key);
                 if (r < 0)
                         return r;
-                key = NULL;
-                r = strv_consume(&m, value);
-                if (r < 0) {
-                        /* keep the list in pairs */
-                        size_t len = strv_length(m);
-                        free(m[len - 1]);
-                        m[len - 1] = NULL;
-                        return r;
-                }
-                value = NULL;
+                m[k++] = TAKE_PTR(key);
+                m[k++] = TAKE_PTR(value);
         }
 
         *ret = TAKE_PTR(m);

@@ -7,6 +7,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The largest ICC file any part of tinct reads or parses (daemon, parser process, session
+ * helper). The biggest real profiles are CMYK/n-colour LUT profiles of ~10-20 MiB (large
+ * grids, 16-bit tables, three intents); 32 MiB leaves room above them, and a file over it is
+ * refused from its size (fstat) before a byte is read (docs/sandbox.md). */
+#define ICC_MAX_FILE_SIZE (32u * 1024 * 1024)
+
+/* The most records a profile's 'meta' dict may have: the daemon keeps at most 128 metadata
+ * entries per object (LIMIT_METADATA_ENTRIES), real profiles carry a few dozen (colord's own
+ * generators write under 20). Checked on the record count before lcms2 reads the dict, so a
+ * crafted dict costs nothing (docs/sandbox.md, compatibility.md row 22). */
+#define ICC_MAX_METADATA_ENTRIES 128u
+
 typedef struct IccInfo {
         char checksum[33];      /* header profile ID (bytes 84-99) as lower-case hex when
                                  * non-zero, else the MD5 of the whole file */
@@ -34,8 +46,9 @@ typedef enum IccInfoFlags {
 
 /* Parses a profile held in memory. Returns 0, or a negative errno with *ret_error set to a
  * human-readable reason (caller frees) when the data is not a usable ICC profile:
- * -EBADMSG for malformed data or a broken meta dict, -ENODATA for a profile without a
- * description (colord refuses those). ret_error may be NULL. */
+ * -EBADMSG for malformed data or a broken meta dict, -E2BIG for a meta dict of more than
+ * ICC_MAX_METADATA_ENTRIES records, -EFBIG for more than ICC_MAX_FILE_SIZE bytes, -ENODATA for
+ * a profile without a description (colord refuses those). ret_error may be NULL. */
 int icc_info_parse(const void *data, size_t size, IccInfo **ret, char **ret_error);
 int icc_info_parse_flags(const void *data, size_t size, IccInfoFlags flags, IccInfo **ret,
                          char **ret_error);

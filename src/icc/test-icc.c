@@ -11,6 +11,7 @@
 
 #include "fileio.h"
 #include "icc-info.h"
+#include "icc-write.h"
 #include "md5.h"
 #include "strv.h"
 #include "tests.h"
@@ -387,6 +388,67 @@ static void test_vcgt_ramp(void) {
         assert_se(r2[0] == 0 && r2[1023] == 65535 && r2[512] == 32800);
 }
 
+/* An sRGB profile whose 'meta' dict has n records; with dup, every record repeats the key
+ * "k" (value "v<i>"), else each key is its own ("k<i>"). */
+static uint8_t *profile_with_meta(size_t n, bool dup, size_t *ret_size) {
+        _cleanup_(profile_closep) cmsHPROFILE h = cmsCreate_sRGBProfile();
+        assert_se(h);
+        assert_se(icc_write_text_tag(h, cmsSigProfileDescriptionTag, "meta test") == 0);
+        char **kv = calloc(2 * n + 1, sizeof(char *));
+        assert_se(kv);
+        for (size_t i = 0; i < n; i++) {
+                assert_se(asprintf(&kv[2 * i], dup ? "k" : "k%zu", i) > 0);
+                assert_se(asprintf(&kv[2 * i + 1], "v%zu", i) > 0);
+        }
+        assert_se(icc_write_meta_tag(h, (const char *const *) kv) == 0);
+        strv_free(kv);
+        uint8_t *data;
+        assert_se(icc_save_to_mem(h, &data, ret_size) == 0);
+        return data;
+}
+
+/* The duplicate-key check is linear (it was quadratic: 7 s at 40 000 keys) and the record
+ * count is capped before lcms2 reads the dict. */
+static void test_meta_cap(void) {
+        _cleanup_(icc_info_freep) IccInfo *info = NULL;
+        _cleanup_free_ char *error = NULL;
+        size_t size;
+
+        /* at the cap: accepted, every key kept in file order */
+        _cleanup_free_ uint8_t *at_cap = profile_with_meta(ICC_MAX_METADATA_ENTRIES, false, &size);
+        assert_se(icc_info_parse_flags(at_cap, size, ICC_INFO_SKIP_WARNINGS, &info, &error) == 0);
+        assert_se(strv_length(info->metadata) == 2 * ICC_MAX_METADATA_ENTRIES);
+        assert_streq(info->metadata[0], "k0");
+        assert_streq(info->metadata[2 * ICC_MAX_METADATA_ENTRIES - 1], "v127");
+        info = icc_info_free(info);
+
+        /* repeated keys: the first in the file wins (colord §4.4's hash table order) */
+        _cleanup_free_ uint8_t *dups = profile_with_meta(100, true, &size);
+        assert_se(icc_info_parse_flags(dups, size, ICC_INFO_SKIP_WARNINGS, &info, &error) == 0);
+        assert_se(strv_length(info->metadata) == 2);
+        assert_streq(info->metadata[0], "k");
+        assert_streq(info->metadata[1], "v0");
+        info = icc_info_free(info);
+
+        /* one over the cap, and the 80 000-key file of issue 19: refused with a reason */
+        _cleanup_free_ uint8_t *over = profile_with_meta(ICC_MAX_METADATA_ENTRIES + 1, false, &size);
+        assert_se(icc_info_parse_flags(over, size, ICC_INFO_SKIP_WARNINGS, &info, &error) == -E2BIG);
+        assert_se(!info && strstr(error, "meta dict has 129 entries"));
+        error = mfree(error);
+        _cleanup_free_ uint8_t *hostile = profile_with_meta(80000, false, &size);
+        assert_se(size > 1000000);
+        assert_se(icc_info_parse_flags(hostile, size, 0, &info, &error) == -E2BIG);
+        assert_se(strstr(error, "more than 128"));
+        error = mfree(error);
+        char **w = NULL;
+        assert_se(icc_info_compute_warnings(hostile, size, &w, &error) == -E2BIG && !w);
+        error = mfree(error);
+
+        /* over the file cap: refused from the size alone */
+        assert_se(icc_info_parse(at_cap, (size_t) ICC_MAX_FILE_SIZE + 1, &info, &error) == -EFBIG);
+        assert_se(strstr(error, "larger than"));
+}
+
 int main(void) {
         test_ibm_t61();
         test_colord_srgb();
@@ -398,6 +460,7 @@ int main(void) {
         test_dict_utf16();
         test_robustness();
         test_vcgt_ramp();
+        test_meta_cap();
         printf("test-icc: ok\n");
         return 0;
 }

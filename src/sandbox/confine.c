@@ -19,7 +19,7 @@
 
 #include "macro.h"
 
-/* Address space for one parse: a 64 MiB request, lcms2's copy and its tables fit well. */
+/* Address space for one parse: a 32 MiB request (ICC_MAX_FILE_SIZE), lcms2's copy and its tables fit well. */
 #define PARSER_MEMORY_LIMIT (1024ull * 1024 * 1024)
 
 #if defined(__SANITIZE_ADDRESS__)

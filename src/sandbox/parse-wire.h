@@ -35,8 +35,9 @@ typedef struct ParseReplyHeader {
         uint64_t size;                  /* bytes of payload that follow */
 } ParseReplyHeader;
 
-/* Requests: the daemon's own caps apply before (64 MiB profiles); this one bounds replies. */
-#define PARSE_MAX_REQUEST (64u * 1024 * 1024)
+/* Requests are bounded by ICC_MAX_FILE_SIZE (icc-info.h: the largest input of any op, an
+ * EDID being far smaller), checked by both ends from the header before the bytes are read. */
+#define PARSE_MAX_REQUEST ICC_MAX_FILE_SIZE
 #define PARSE_MAX_REPLY (32u * 1024 * 1024)
 #define PARSE_MAX_STRING (16u * 1024 * 1024)
 #define PARSE_MAX_STRV (1u << 20)

@@ -20,8 +20,6 @@
 #include "session-names.h"
 #include "strv.h"
 
-/* The daemon's own bound on a profile (LIMIT_PROFILE_SIZE): a bigger file would be refused. */
-#define USER_PROFILE_MAX_SIZE (64u * 1024 * 1024)
 #define RESCAN_DELAY_USEC (100 * 1000)
 
 #define TARGET_MASK (IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_MODIFY | \
@@ -179,7 +177,7 @@ static int read_profile_id(const char *path, char **ret_id, char ret_checksum[33
                         log_notice_errno(errno, "Ignoring %s: %m", path);
                 return 0;
         }
-        r = read_fd_capped(fd, USER_PROFILE_MAX_SIZE, READ_REGULAR_ONLY, &data, &size);
+        r = read_fd_capped(fd, ICC_MAX_FILE_SIZE, READ_REGULAR_ONLY, &data, &size);
         if (r < 0) {
                 log_notice_errno(r, "Ignoring %s: %m", path);
                 return 0;

@@ -21,8 +21,6 @@
 #include "strv.h"
 
 #define CMF_BINARY "tinct-session"
-/* As the daemon's bound on a profile (LIMIT_PROFILE_SIZE). */
-#define PROFILE_MAX_SIZE (64u * 1024 * 1024)
 /* The EDID property in 32-bit units: EDID_MAX_BLOCKS blocks of 128 bytes. */
 #define EDID_PROPERTY_LONGS (EDID_MAX_BLOCKS * EDID_BLOCK_SIZE / 4)
 #define RESCAN_DELAY_USEC (100 * 1000)
@@ -228,7 +226,7 @@ static void output_apply(X11 *x, Output *o, bool set[MAX_MONITORS]) {
                 return;
         }
         if (profile && cm_profile_filename(x->cm, profile, &filename) >= 0 && filename) {
-                r = read_file_capped(filename, PROFILE_MAX_SIZE, READ_REGULAR_ONLY, &icc, &icc_size, NULL);
+                r = read_file_capped(filename, ICC_MAX_FILE_SIZE, READ_REGULAR_ONLY, &icc, &icc_size, NULL);
                 if (r < 0)
                         log_notice_errno(r, "Output %s: cannot read %s: %m", o->name, filename);
                 else
