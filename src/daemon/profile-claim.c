@@ -8,6 +8,7 @@
 
 #include "bus-errors.h"
 #include "fileio.h"
+#include "icc-info.h"
 #include "log.h"
 
 int profile_claim_check_fd(Profile *p, int fd, bool trusted, sd_bus_error *error) {
@@ -40,7 +41,7 @@ void profile_claim_check_restored(Profile *p, bool trusted) {
         size_t size;
         /* The same bytes as were passed then: the file is what the Filename said. */
         if (p->data && p->filename[0] == '/' &&
-            read_file_capped(p->filename, LIMIT_PROFILE_SIZE, READ_REGULAR_ONLY, &data, &size, NULL) >= 0 &&
+            read_file_capped(p->filename, ICC_MAX_FILE_SIZE, READ_REGULAR_ONLY, &data, &size, NULL) >= 0 &&
             size == p->size && memcmp(data, p->data, size) == 0)
                 return;
         p->filename_claimed = true;

@@ -1243,7 +1243,7 @@ static char *dir_fingerprint(const char *dir) {
 
 /* Every kind of write a read-only store must refuse, each with the error it was given. */
 static void check_writes_refused(Store *s, int error) {
-        assert_se(store_mapping_set(s, "dev-a", "icc-9", 5) == error);
+        assert_se(store_mapping_set(s, STORE_LAYER_SYSTEM, "dev-a", "icc-9", 5) == error);
         assert_se(store_device_add(s, "dev-new") == error);
         assert_se(store_device_set_property(s, "dev-z", "Model", "changed") == error);
         assert_se(store_device_set_owner(s, "dev-z", 5) == error);
@@ -1277,7 +1277,7 @@ static void test_read_only(void) {
 
         /* The error given is the one every write answers (a full disk, here). */
         assert_se(store_open_read_only(dir, -ENOSPC, &s) == 0);
-        assert_se(store_mapping_set(s, "dev-a", "icc-9", 5) == -ENOSPC);
+        assert_se(store_mapping_set(s, STORE_LAYER_SYSTEM, "dev-a", "icc-9", 5) == -ENOSPC);
         s = store_free(s);
 
         /* No database file: an empty store with the schema, and still nothing written. */
@@ -1286,7 +1286,7 @@ static void test_read_only(void) {
         assert_se(store_open_read_only(empty, -EROFS, &s) == 0);
         _cleanup_strv_free_ char **ids = NULL;
         assert_se(store_device_list(s, &ids) == 0 && strv_isempty(ids));
-        assert_se(store_mapping_set(s, "d", "p", 1) == -EROFS);
+        assert_se(store_mapping_set(s, STORE_LAYER_SYSTEM, "d", "p", 1) == -EROFS);
         s = store_free(s);
         _cleanup_free_ char *empty_fp = dir_fingerprint(empty);
         assert_streq(empty_fp, empty_before);
@@ -1295,13 +1295,13 @@ static void test_read_only(void) {
         /* An older schema is migrated in memory only; the file keeps its version. */
         _cleanup_free_ char *old = make_temp_dir();
         assert_se(store_open_version(old, 0, 1, &s) == 0);
-        assert_se(store_mapping_set(s, "dev", "icc", 42) == 0);
+        assert_se(store_mapping_set(s, STORE_LAYER_SYSTEM, "dev", "icc", 42) == 0);
         s = store_free(s);
         _cleanup_free_ char *old_before = dir_fingerprint(old);
         assert_se(store_open_read_only(old, -EROFS, &s) == 0);
         assert_se(store_schema_version(s) == STORE_SCHEMA_VERSION);
         uint64_t ts = 0;
-        assert_se(store_mapping_get(s, "dev", "icc", &ts) == 0 && ts == 42);
+        assert_se(store_mapping_get(s, STORE_LAYER_SYSTEM, "dev", "icc", &ts) == 0 && ts == 42);
         s = store_free(s);
         _cleanup_free_ char *old_after = dir_fingerprint(old);
         assert_streq(old_before, old_after);
@@ -1448,7 +1448,7 @@ static void test_failed_commit_leaves_no_transaction(void) {
         assert_se(sqlite3_get_autocommit(s->db));
         assert_se(store_begin(s) == 0);
         assert_se(store_commit(s) == 0);
-        assert_se(store_mapping_set(s, "dev", "icc", 7) == 0);
+        assert_se(store_mapping_set(s, STORE_LAYER_SYSTEM, "dev", "icc", 7) == 0);
 
         /* Another connection sees it: it is in the files, not in an open transaction. */
         sqlite3 *other = NULL;
@@ -1476,8 +1476,8 @@ static void test_wal_checks(void) {
 
         /* Two changes after the last checkpoint live only in the log, one frame each. */
         assert_se(store_open(dir, &s) == 0);
-        assert_se(store_mapping_set(s, "dev-wal", "icc-w1", 11) == 0);
-        assert_se(store_mapping_set(s, "dev-wal", "icc-w2", 22) == 0);
+        assert_se(store_mapping_set(s, STORE_LAYER_SYSTEM, "dev-wal", "icc-w1", 11) == 0);
+        assert_se(store_mapping_set(s, STORE_LAYER_SYSTEM, "dev-wal", "icc-w2", 22) == 0);
         uint32_t page_size;
         {
                 sqlite3_stmt *st = NULL;
@@ -1506,8 +1506,8 @@ static void test_wal_checks(void) {
                 assert_se(store_open(copy, &c) == 0);
                 check_populated(c); /* what the main file held is never lost */
                 uint64_t ts = 0;
-                bool first = store_mapping_get(c, "dev-wal", "icc-w1", &ts) == 0;
-                bool second = store_mapping_get(c, "dev-wal", "icc-w2", &ts) == 0;
+                bool first = store_mapping_get(c, STORE_LAYER_SYSTEM, "dev-wal", "icc-w1", &ts) == 0;
+                bool second = store_mapping_get(c, STORE_LAYER_SYSTEM, "dev-wal", "icc-w2", &ts) == 0;
                 assert_se(how == WAL_INTACT ? first && second : !second);
                 assert_se(count_named(copy, "-wal.damaged-") ==
                           (how == WAL_INTACT || how == WAL_DELETED ? 0u : 1u));
