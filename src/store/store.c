@@ -1001,19 +1001,27 @@ static void check_wal(const Store *s) {
         keep_wal_copy(s);
 }
 
+/* A Store with its paths and nothing open yet (NULL: out of memory). */
+static Store *store_alloc(const char *state_dir) {
+        _cleanup_(store_freep) Store *s = calloc(1, sizeof(Store));
+        if (!s)
+                return NULL;
+        s->state_dir = strdup(state_dir);
+        s->db_path = path_join(state_dir, STORE_DB_NAME);
+        s->backup_dir = path_join(state_dir, "backups");
+        if (!s->state_dir || !s->db_path || !s->backup_dir)
+                return NULL;
+        return TAKE_PTR(s);
+}
+
 int store_open_version(const char *state_dir, StoreOpenFlags flags, int max_version, Store **ret) {
         int r;
 
         if (isempty(state_dir) || max_version < 1 || max_version > STORE_SCHEMA_VERSION)
                 return -EINVAL;
 
-        _cleanup_(store_freep) Store *s = calloc(1, sizeof(Store));
+        _cleanup_(store_freep) Store *s = store_alloc(state_dir);
         if (!s)
-                return -ENOMEM;
-        s->state_dir = strdup(state_dir);
-        s->db_path = path_join(state_dir, STORE_DB_NAME);
-        s->backup_dir = path_join(state_dir, "backups");
-        if (!s->state_dir || !s->db_path || !s->backup_dir)
                 return -ENOMEM;
 
         bool existed = file_exists(s->db_path);
@@ -1173,13 +1181,8 @@ int store_open_read_only(const char *state_dir, int write_error, Store **ret) {
         if (isempty(state_dir) || write_error >= 0)
                 return -EINVAL;
 
-        _cleanup_(store_freep) Store *s = calloc(1, sizeof(Store));
+        _cleanup_(store_freep) Store *s = store_alloc(state_dir);
         if (!s)
-                return -ENOMEM;
-        s->state_dir = strdup(state_dir);
-        s->db_path = path_join(state_dir, STORE_DB_NAME);
-        s->backup_dir = path_join(state_dir, "backups");
-        if (!s->state_dir || !s->db_path || !s->backup_dir)
                 return -ENOMEM;
 
         /* Everything is served from a copy in memory: no lock, no -shm, nothing written to
