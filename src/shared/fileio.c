@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "fileio.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -80,43 +81,125 @@ static bool holds_exactly(const char *path, const void *data, size_t size) {
                old_size == size && memcmp(old, data, size) == 0;
 }
 
-int write_file_atomic(const char *path, const void *data, size_t size, mode_t mode, WriteFlags flags) {
-        if ((flags & WRITE_SKIP_IF_SAME) && holds_exactly(path, data, size))
-                return 0;
-
-        /* A hidden name (directory watches skip dot files) in the same directory (rename
-         * does not cross file systems). */
+/* A hidden name (directory watches skip dot files) in the target's directory (rename does
+ * not cross file systems), created and opened for writing. */
+static int tmp_open(const char *path, char **ret_tmp) {
         _cleanup_free_ char *tmp = NULL;
         const char *slash = strrchr(path, '/');
         int k = slash ? asprintf(&tmp, "%.*s/.%s.XXXXXX", (int) (slash - path), path, slash + 1)
                       : asprintf(&tmp, ".%s.XXXXXX", path);
         if (k < 0)
                 return -ENOMEM;
-        _cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
+        int fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        int r = 0;
-        for (size_t done = 0; done < size && r >= 0;) {
+        *ret_tmp = TAKE_PTR(tmp);
+        return fd;
+}
+
+static int write_all(int fd, const void *data, size_t size) {
+        for (size_t done = 0; done < size;) {
                 ssize_t w = write(fd, (const uint8_t *) data + done, size - done);
                 if (w < 0 && errno != EINTR)
-                        r = -errno;
-                else if (w > 0)
+                        return -errno;
+                if (w > 0)
                         done += (size_t) w;
         }
-        if (r >= 0 && (fchmod(fd, mode) < 0 || fsync(fd) < 0))
-                r = -errno;
-        if (r >= 0 && close(TAKE_FD(fd)) < 0)
-                r = -errno;
+        return 0;
+}
+
+/* Gives the written temporary file its mode, makes it durable and puts it in place. */
+static int tmp_install(int *fd, const char *tmp, const char *path, mode_t mode, WriteFlags flags) {
+        if (fchmod(*fd, mode) < 0 || fsync(*fd) < 0)
+                return -errno;
+        if (close(TAKE_FD(*fd)) < 0)
+                return -errno;
         /* link() refuses an existing target, rename() replaces it. */
-        if (r >= 0 && (flags & WRITE_NO_REPLACE)) {
-                if (link(tmp, path) < 0)
-                        r = -errno;
+        if (flags & WRITE_NO_REPLACE) {
+                int r = link(tmp, path) < 0 ? -errno : 0;
                 (void) unlink(tmp);
-        } else if (r >= 0 && rename(tmp, path) < 0)
-                r = -errno;
+                return r;
+        }
+        if (rename(tmp, path) < 0)
+                return -errno;
+        return 0;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t size, mode_t mode, WriteFlags flags) {
+        if ((flags & WRITE_SKIP_IF_SAME) && holds_exactly(path, data, size))
+                return 0;
+
+        _cleanup_free_ char *tmp = NULL;
+        _cleanup_close_ int fd = tmp_open(path, &tmp);
+        if (fd < 0)
+                return fd;
+        int r = write_all(fd, data, size);
+        if (r >= 0)
+                r = tmp_install(&fd, tmp, path, mode, flags);
         if (r < 0)
                 (void) unlink(tmp);
         return r;
+}
+
+static int copy_fd(int in, int out) {
+        uint8_t buf[65536];
+        for (;;) {
+                ssize_t n = read(in, buf, sizeof buf);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        return 0;
+                int r = write_all(out, buf, (size_t) n);
+                if (r < 0)
+                        return r;
+        }
+}
+
+int copy_file_atomic(const char *src, const char *dst, mode_t mode, WriteFlags flags) {
+        assert(!(flags & WRITE_SKIP_IF_SAME));
+
+        _cleanup_close_ int in = open(src, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (in < 0)
+                return -errno;
+        struct stat st;
+        if (fstat(in, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -EBADFD;
+        _cleanup_free_ char *tmp = NULL;
+        _cleanup_close_ int fd = tmp_open(dst, &tmp);
+        if (fd < 0)
+                return fd;
+        int r = copy_fd(in, fd);
+        if (r >= 0)
+                r = tmp_install(&fd, tmp, dst, mode, flags);
+        if (r < 0)
+                (void) unlink(tmp);
+        return r;
+}
+
+int fsync_path(const char *path) {
+        /* O_RDONLY opens a directory as well as a file; fsync works on either. */
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        if (fsync(fd) < 0)
+                return -errno;
+        return 0;
+}
+
+bool path_exists(const char *path) {
+        struct stat st;
+        return lstat(path, &st) == 0;
+}
+
+char *path_join(const char *dir, const char *name) {
+        char *p;
+        if (asprintf(&p, "%s/%s", dir, name) < 0)
+                return NULL;
+        return p;
 }
 
 int mkdir_parents(const char *path, mode_t mode) {

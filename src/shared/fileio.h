@@ -7,6 +7,7 @@
  * reader or a directory watch never sees half a file. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -35,6 +36,20 @@ typedef enum WriteFlags {
 /* Writes size bytes to path atomically with this mode (umask not applied). 0 or a negative
  * errno; on failure the temporary file is gone and path unchanged. */
 int write_file_atomic(const char *path, const void *data, size_t size, mode_t mode, WriteFlags flags);
+
+/* Copies the regular file src to dst the same way, reading it in pieces (any size);
+ * -EBADFD when src is not a regular file. WRITE_SKIP_IF_SAME is not for copies. */
+int copy_file_atomic(const char *src, const char *dst, mode_t mode, WriteFlags flags);
+
+/* fsync() of a file or a directory by path (a directory after a rename into it, so that
+ * the rename itself survives a crash). */
+int fsync_path(const char *path);
+
+/* Whether anything is at path, a dangling symbolic link included (lstat). */
+bool path_exists(const char *path);
+
+/* dir "/" name as a new string; NULL when out of memory. */
+char *path_join(const char *dir, const char *name);
 
 /* Makes path and its missing parents (mode for each made); 0 when path is a directory
  * afterwards, else a negative errno (-ENOTDIR when it is something else). */

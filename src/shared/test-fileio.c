@@ -96,6 +96,46 @@ static void test_write(void) {
         assert_se(unlink(path) == 0 && unlink(fresh) == 0);
 }
 
+/* copy_file_atomic: the same bytes under the new name with the given mode, larger than one
+ * buffer; a missing source or one that is not a file changes nothing. fsync_path and
+ * path_join alongside. */
+static void test_copy(void) {
+        _cleanup_free_ char *src = in_dir("src"), *dst = in_dir("dst"), *joined = path_join(dir, "dst");
+        assert_se(joined && strcmp(joined, dst) == 0);
+        size_t size = 200000;
+        _cleanup_free_ uint8_t *bytes = malloc(size);
+        assert_se(bytes);
+        for (size_t i = 0; i < size; i++)
+                bytes[i] = (uint8_t) (i * 7 + i / 251);
+        assert_se(write_file_atomic(src, bytes, size, 0644, 0) == 0);
+        assert_se(copy_file_atomic(src, dst, 0600, 0) == 0);
+        _cleanup_free_ uint8_t *data = NULL;
+        size_t n;
+        struct stat st;
+        assert_se(read_file_capped(dst, size, READ_REGULAR_ONLY, &data, &n, &st) == 0);
+        assert_se(n == size && memcmp(data, bytes, size) == 0 && (st.st_mode & 0777) == 0600);
+        assert_se(fsync_path(dst) == 0 && fsync_path(dir) == 0);
+        assert_se(fsync_path("/nonexistent-tinct-dir") == -ENOENT);
+        _cleanup_free_ char *dangling = in_dir("dangling");
+        assert_se(path_exists(dst) && path_exists(dir) && !path_exists(dangling));
+        assert_se(symlink("nowhere", dangling) == 0 && path_exists(dangling) && unlink(dangling) == 0);
+
+        /* No replace: the existing copy stays. Replace: it is overwritten. */
+        assert_se(write_file_atomic(src, "short", 5, 0644, 0) == 0);
+        assert_se(copy_file_atomic(src, dst, 0600, WRITE_NO_REPLACE) == -EEXIST);
+        assert_se(stat(dst, &st) == 0 && (size_t) st.st_size == size);
+        assert_se(copy_file_atomic(src, dst, 0600, 0) == 0);
+        assert_se(stat(dst, &st) == 0 && st.st_size == 5);
+
+        _cleanup_free_ char *missing = in_dir("missing"), *fifo = in_dir("fifo");
+        assert_se(copy_file_atomic(missing, dst, 0600, 0) == -ENOENT);
+        assert_se(mkfifo(fifo, 0600) == 0);
+        assert_se(copy_file_atomic(fifo, dst, 0600, 0) == -EBADFD);
+        assert_se(stat(dst, &st) == 0 && st.st_size == 5);
+        assert_se(count_entries() == 3); /* no temporary left behind */
+        assert_se(unlink(src) == 0 && unlink(dst) == 0 && unlink(fifo) == 0);
+}
+
 /* mkdir_parents: missing parents made, an existing directory is fine, a file is not. */
 static void test_mkdir_parents(void) {
         _cleanup_free_ char *deep = in_dir("a/b/c"), *a = in_dir("a"), *b = in_dir("a/b"), *file = in_dir("f");
@@ -112,6 +152,7 @@ int main(void) {
         assert_se(mkdtemp(dir));
         test_read();
         test_write();
+        test_copy();
         test_mkdir_parents();
         assert_se(count_entries() == 0);
         assert_se(rmdir(dir) == 0);

@@ -9,81 +9,60 @@
  * NUL-terminated strings, which is compact and needs no per-entry rows. */
 #include "store-internal.h"
 
+#include <assert.h>
+
 #include "icc-info.h"
 #include "log.h"
 #include "names.h"
 #include "hashmap.h"
 #include "strv.h"
 
-/* Parameters 1-4 of the cache statements. size and inode are stored bit for bit in
- * SQLite's signed 64-bit integers. */
-static int bind_identity(sqlite3_stmt *st, const char *path, uint64_t size, int64_t mtime_ns, uint64_t inode) {
-        int r = store_bind_text(st, 1, path);
-        if (r >= 0)
-                r = store_errno(sqlite3_bind_int64(st, 2, (int64_t) size));
-        if (r >= 0)
-                r = store_errno(sqlite3_bind_int64(st, 3, mtime_ns));
-        if (r >= 0)
-                r = store_errno(sqlite3_bind_int64(st, 4, (int64_t) inode));
-        return r;
-}
+static const StoreSql sql_get = {
+        STMT_CACHE_GET,
+        "SELECT size, mtime_ns, inode, checksum, description, title, copyright, kind, colorspace, "
+        "has_vcgt, created, metadata, warnings, tags_ignored FROM profile_cache WHERE path = ?1",
+};
+static const StoreSql sql_put = {
+        STMT_CACHE_PUT,
+        "INSERT INTO profile_cache (path, size, mtime_ns, inode, checksum, description, title, "
+        "copyright, kind, colorspace, has_vcgt, created, metadata, warnings, tags_ignored) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
+        "ON CONFLICT (path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, "
+        "inode = excluded.inode, checksum = excluded.checksum, description = excluded.description, "
+        "title = excluded.title, copyright = excluded.copyright, kind = excluded.kind, "
+        "colorspace = excluded.colorspace, has_vcgt = excluded.has_vcgt, created = excluded.created, "
+        "metadata = excluded.metadata, warnings = excluded.warnings, "
+        "tags_ignored = excluded.tags_ignored",
+};
+static const StoreSql sql_set_warnings = {
+        STMT_CACHE_SET_WARNINGS,
+        "UPDATE profile_cache SET warnings = ?5 WHERE path = ?1 AND size = ?2 AND mtime_ns = ?3 AND inode = ?4",
+};
+static const StoreSql sql_delete = { STMT_CACHE_DELETE, "DELETE FROM profile_cache WHERE path = ?1" };
+static const StoreSql sql_paths = { STMT_CACHE_PATHS, "SELECT path FROM profile_cache" };
+static const StoreSql sql_count = { STMT_CACHE_COUNT, "SELECT count(*) FROM profile_cache" };
 
+/* size and inode are stored bit for bit in SQLite's signed 64-bit integers. */
 int store_profile_cache_put(Store *s, const char *path, uint64_t size, int64_t mtime_ns, uint64_t inode,
                             const IccInfo *info) {
-        if (!path || !info)
-                return -EINVAL;
-        if (strv_length(info->metadata) % 2 != 0)
-                return -EINVAL;
+        assert(path && info);
+        assert(strv_length(info->metadata) % 2 == 0); /* key, value, ... (the parser's reply is checked) */
 
-        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
-        int r = store_stmt(s, STMT_CACHE_PUT, &st);
-        if (r < 0)
-                return r;
         char checksum[sizeof info->checksum];
         memcpy(checksum, info->checksum, sizeof checksum);
         checksum[sizeof checksum - 1] = '\0';
-        if (r >= 0)
-                r = bind_identity(st, path, size, mtime_ns, inode);
-        if (r >= 0)
-                r = store_bind_text(st, 5, checksum);
-        if (r >= 0)
-                r = store_bind_text(st, 6, info->description);
-        if (r >= 0)
-                r = store_bind_text(st, 7, info->title);
-        if (r >= 0)
-                r = store_bind_text(st, 8, info->copyright);
-        if (r >= 0)
-                r = store_bind_text(st, 9, info->kind ?: "unknown");
-        if (r >= 0)
-                r = store_bind_text(st, 10, info->colorspace ?: "unknown");
-        if (r >= 0)
-                r = store_errno(sqlite3_bind_int(st, 11, info->has_vcgt));
-        if (r >= 0)
-                r = store_errno(sqlite3_bind_int64(st, 12, info->created));
-        if (r >= 0)
-                r = store_bind_strv(st, 13, info->metadata);
-        if (r >= 0)
-                r = store_bind_strv(st, 14, info->warnings);
-        if (r >= 0)
-                r = store_errno(sqlite3_bind_int64(st, 15, info->tags_ignored));
-        if (r >= 0)
-                r = store_step_done(s, st);
-        return r;
+        return store_exec(s, &sql_put, NULL, ARG_TEXT(path), ARG_INT(size), ARG_INT(mtime_ns), ARG_INT(inode),
+                          ARG_TEXT(checksum), ARG_TEXT(info->description), ARG_TEXT(info->title),
+                          ARG_TEXT(info->copyright), ARG_TEXT(info->kind ?: "unknown"),
+                          ARG_TEXT(info->colorspace ?: "unknown"), ARG_INT(info->has_vcgt), ARG_INT(info->created),
+                          ARG_STRV(info->metadata), ARG_STRV(info->warnings), ARG_INT(info->tags_ignored));
 }
 
 int store_profile_cache_set_warnings(Store *s, const char *path, uint64_t size, int64_t mtime_ns,
                                      uint64_t inode, char *const *warnings) {
-        if (!path || !warnings)
-                return -EINVAL;
-        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
-        int r = store_stmt(s, STMT_CACHE_SET_WARNINGS, &st);
-        if (r >= 0)
-                r = bind_identity(st, path, size, mtime_ns, inode);
-        if (r >= 0)
-                r = store_bind_strv(st, 5, warnings);
-        if (r >= 0)
-                r = store_step_done(s, st);
-        return r;
+        assert(path && warnings);
+        return store_exec(s, &sql_set_warnings, NULL, ARG_TEXT(path), ARG_INT(size), ARG_INT(mtime_ns),
+                          ARG_INT(inode), ARG_STRV(warnings));
 }
 
 static int column_text_checked(sqlite3_stmt *st, int col, char **ret) {
@@ -97,17 +76,50 @@ static int column_text_checked(sqlite3_stmt *st, int col, char **ret) {
         return 0;
 }
 
+/* The row's IccInfo; -EBADMSG when a field is not what put() writes. */
+static int info_from_row(sqlite3_stmt *st, IccInfo **ret) {
+        _cleanup_(icc_info_freep) IccInfo *info = calloc(1, sizeof(IccInfo));
+        if (!info)
+                return -ENOMEM;
+
+        const char *checksum = (const char *) sqlite3_column_text(st, 3);
+        if (!checksum || strlen(checksum) >= sizeof info->checksum)
+                return -EBADMSG;
+        strcpy(info->checksum, checksum);
+        int r = column_text_checked(st, 4, &info->description);
+        if (r < 0)
+                return r;
+        r = column_text_checked(st, 5, &info->title);
+        if (r < 0)
+                return r;
+        r = column_text_checked(st, 6, &info->copyright);
+        if (r < 0)
+                return r;
+        /* Back to the static strings IccInfo promises; unknown names map to "unknown". */
+        info->kind = names_profile_kind_parse((const char *) sqlite3_column_text(st, 7));
+        info->colorspace = names_colorspace_parse((const char *) sqlite3_column_text(st, 8));
+        info->has_vcgt = sqlite3_column_int(st, 9) != 0;
+        info->created = sqlite3_column_int64(st, 10);
+        r = store_column_strv(st, 11, &info->metadata);
+        if (r < 0)
+                return r;
+        if (strv_length(info->metadata) % 2 != 0)
+                return -EBADMSG;
+        r = store_column_strv(st, 12, &info->warnings);
+        if (r < 0)
+                return r;
+        int64_t t = sqlite3_column_int64(st, 13);
+        info->tags_ignored = t < 0 || t > UINT32_MAX ? 0 : (unsigned) t;
+        *ret = TAKE_PTR(info);
+        return 0;
+}
+
 int store_profile_cache_get(Store *s, const char *path, uint64_t size, int64_t mtime_ns, uint64_t inode,
                             IccInfo **ret) {
-        if (!path || !ret)
-                return -EINVAL;
+        assert(path && ret);
 
         _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
-        int r = store_stmt(s, STMT_CACHE_GET, &st);
-        if (r >= 0)
-                r = store_bind_text(st, 1, path);
-        if (r >= 0)
-                r = store_step_row(s, st);
+        int r = store_exec(s, &sql_get, &st, ARG_TEXT(path));
         if (r < 0)
                 return r;
         if (r == 0)
@@ -117,49 +129,54 @@ int store_profile_cache_get(Store *s, const char *path, uint64_t size, int64_t m
             sqlite3_column_int64(st, 2) != (int64_t) inode)
                 return -ENOENT; /* the file changed: the caller re-parses and puts */
 
-        _cleanup_(icc_info_freep) IccInfo *info = calloc(1, sizeof(IccInfo));
-        if (!info)
-                return -ENOMEM;
-
-        const char *checksum = (const char *) sqlite3_column_text(st, 3);
-        if (!checksum || strlen(checksum) >= sizeof info->checksum)
-                r = -EBADMSG;
-        else
-                strcpy(info->checksum, checksum);
-        if (r >= 0)
-                r = column_text_checked(st, 4, &info->description);
-        if (r >= 0)
-                r = column_text_checked(st, 5, &info->title);
-        if (r >= 0)
-                r = column_text_checked(st, 6, &info->copyright);
-        if (r >= 0) {
-                /* Back to the static strings IccInfo promises; unknown names map to "unknown". */
-                info->kind = names_profile_kind_parse((const char *) sqlite3_column_text(st, 7));
-                info->colorspace = names_colorspace_parse((const char *) sqlite3_column_text(st, 8));
-                info->has_vcgt = sqlite3_column_int(st, 9) != 0;
-                info->created = sqlite3_column_int64(st, 10);
-                r = store_column_strv(st, 11, &info->metadata);
-        }
-        if (r >= 0 && strv_length(info->metadata) % 2 != 0)
-                r = -EBADMSG;
-        if (r >= 0)
-                r = store_column_strv(st, 12, &info->warnings);
-        if (r >= 0) {
-                int64_t t = sqlite3_column_int64(st, 13);
-                info->tags_ignored = t < 0 || t > UINT32_MAX ? 0 : (unsigned) t;
-        }
+        r = info_from_row(st, ret);
         if (r == -EBADMSG) {
                 log_debug("Cached entry for %s is unusable; treating it as a miss.", path);
                 return -ENOENT;
         }
+        return r;
+}
+
+/* The cached paths not in live. Collected before deleting: deleting rows of the table a
+ * statement is still walking is not something to rely on. */
+static int dead_paths(Store *s, Hashmap *live, char ***ret, size_t *ret_n) {
+        _cleanup_strv_free_ char **dead = NULL;
+        size_t n = 0;
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r;
+        for (r = store_exec(s, &sql_paths, &st); r > 0; r = store_step(s, st)) {
+                const char *path = (const char *) sqlite3_column_text(st, 0);
+                if (!path || hashmap_get(live, path))
+                        continue;
+                r = strv_extend(&dead, path);
+                if (r < 0)
+                        return r;
+                n++;
+        }
         if (r < 0)
                 return r;
-
-        *ret = TAKE_PTR(info);
+        *ret = TAKE_PTR(dead);
+        *ret_n = n;
         return 0;
 }
 
+/* Inside the caller's transaction; the number of rows removed. */
+static int prune_rows(Store *s, Hashmap *live) {
+        _cleanup_strv_free_ char **dead = NULL;
+        size_t n_dead = 0;
+        int r = dead_paths(s, live, &dead, &n_dead);
+        if (r < 0)
+                return r;
+        STRV_FOREACH(p, dead) {
+                r = store_exec(s, &sql_delete, NULL, ARG_TEXT(*p));
+                if (r < 0)
+                        return r;
+        }
+        return (int) (n_dead > INT32_MAX ? INT32_MAX : n_dead);
+}
+
 int store_profile_cache_prune(Store *s, char *const *live_paths) {
+        assert(s);
         _cleanup_(hashmap_freep) Hashmap *live = hashmap_new();
         if (!live)
                 return -ENOMEM;
@@ -174,42 +191,14 @@ int store_profile_cache_prune(Store *s, char *const *live_paths) {
         if (r < 0)
                 return r;
 
-        /* Collect first: deleting rows of the table a statement is still walking is not
-         * something to rely on. */
-        _cleanup_strv_free_ char **dead = NULL;
-        size_t n_dead = 0;
-        {
-                _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
-                r = store_stmt(s, STMT_CACHE_PATHS, &st);
-                while (r >= 0 && (r = store_step_row(s, st)) > 0) {
-                        const char *path = (const char *) sqlite3_column_text(st, 0);
-                        if (!path || hashmap_get(live, path))
-                                continue;
-                        r = strv_extend(&dead, path);
-                        n_dead++;
-                }
-        }
-        STRV_FOREACH(p, dead) {
-                if (r < 0)
-                        break;
-                _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
-                r = store_stmt(s, STMT_CACHE_DELETE, &st);
-                if (r >= 0)
-                        r = store_bind_text(st, 1, *p);
-                if (r >= 0)
-                        r = store_step_done(s, st);
-        }
-        r = store_op_end(s, &op, r);
-        if (r < 0)
-                return r;
-        return (int) (n_dead > INT32_MAX ? INT32_MAX : n_dead);
+        r = prune_rows(s, live);
+        return store_op_end(s, &op, r);
 }
 
 int store_profile_cache_count(Store *s, size_t *ret) {
+        assert(ret);
         _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
-        int r = store_stmt(s, STMT_CACHE_COUNT, &st);
-        if (r >= 0)
-                r = store_step_row(s, st);
+        int r = store_exec(s, &sql_count, &st);
         if (r < 0)
                 return r;
         *ret = r > 0 ? (size_t) sqlite3_column_int64(st, 0) : 0;

@@ -9,6 +9,7 @@
  * True/False, a uid out of range) are skipped and counted, not guessed at. */
 #include "store-internal.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -42,9 +43,8 @@ static int colord_has_table(sqlite3 *db, const char *table, const char *column) 
                                &st);
         if (r < 0)
                 return r;
-        r = store_bind_text(st, 1, table);
-        if (r >= 0 && column)
-                r = store_bind_text(st, 2, column);
+        r = column ? store_bind_args(st, (const StoreArg[]) { ARG_TEXT(table), ARG_TEXT(column) }, 2)
+                   : store_bind_args(st, (const StoreArg[]) { ARG_TEXT(table) }, 1);
         if (r >= 0) {
                 int rc = sqlite3_step(st);
                 r = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : store_errno(rc);
@@ -59,22 +59,12 @@ static int insert_mapping(Store *s, const unsigned char *device, const unsigned 
                 c->skipped++;
                 return 0;
         }
-        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
-        int r = store_stmt(s, STMT_MAPPING_INSERT_IF_MISSING, &st);
-        if (r >= 0)
-                r = store_bind_text(st, 1, (const char *) device);
-        if (r >= 0)
-                r = store_bind_text(st, 2, (const char *) profile);
         /* colord's mappings are everyone's (colord §16.15): the system's layer. */
-        if (r >= 0)
-                r = store_errno(sqlite3_bind_int64(st, 3, STORE_LAYER_SYSTEM));
-        if (r >= 0)
-                r = store_errno(sqlite3_bind_int64(st, 4, ts));
-        if (r >= 0)
-                r = store_step_done(s, st);
-        if (r >= 0)
-                c->mappings += sqlite3_changes(s->db);
-        return r;
+        int r = store_mapping_insert_if_missing(s, STORE_LAYER_SYSTEM, (const char *) device, (const char *) profile, ts);
+        if (r < 0)
+                return r;
+        c->mappings += r;
+        return 0;
 }
 
 static int import_mapping_rows(Store *s, sqlite3 *db, const char *sql, bool has_timestamp, ImportCounts *c) {
@@ -176,16 +166,9 @@ static int import_properties(Store *s, sqlite3 *db, bool have_devices, ImportCou
                                 c->skipped++;
                                 continue;
                         }
-                        _cleanup_stmt_reset_ sqlite3_stmt *ins = NULL;
-                        r = store_stmt(s, STMT_ENABLED_INSERT_IF_MISSING, &ins);
-                        if (r >= 0)
-                                r = store_bind_text(ins, 1, (const char *) id);
-                        if (r >= 0)
-                                r = store_errno(sqlite3_bind_int(ins, 2, enabled));
-                        if (r >= 0)
-                                r = store_step_done(s, ins);
-                        if (r >= 0)
-                                c->enabled += sqlite3_changes(s->db);
+                        r = store_device_enabled_insert_if_missing(s, (const char *) id, enabled);
+                        if (r > 0)
+                                c->enabled++;
                         continue;
                 }
                 if (!disk)
@@ -229,18 +212,9 @@ static int import_titles(Store *s, sqlite3 *db, ImportCounts *c) {
                         c->skipped++;
                         continue;
                 }
-                _cleanup_stmt_reset_ sqlite3_stmt *ins = NULL;
-                r = store_stmt(s, STMT_TITLE_INSERT_IF_MISSING, &ins);
-                if (r >= 0)
-                        r = store_bind_text(ins, 1, (const char *) id);
-                if (r >= 0)
-                        r = store_errno(sqlite3_bind_int64(ins, 2, uid));
-                if (r >= 0)
-                        r = store_bind_text(ins, 3, (const char *) value);
-                if (r >= 0)
-                        r = store_step_done(s, ins);
-                if (r >= 0)
-                        c->titles += sqlite3_changes(s->db);
+                r = store_profile_title_insert_if_missing(s, (const char *) id, (uid_t) uid, (const char *) value);
+                if (r > 0)
+                        c->titles++;
         }
         if (r >= 0 && rc != SQLITE_DONE)
                 r = store_errno(rc);
@@ -292,9 +266,43 @@ static int colord_open(const char *dir, const char *name, sqlite3 **ret) {
         return 0;
 }
 
+/* Both files (either may be NULL) and the note that records the import, inside the
+ * caller's transaction. */
+static int import_all(Store *s, sqlite3 *mapping, sqlite3 *storage, const char *colord_dir, char **ret_note) {
+        ImportCounts c = {};
+        int r;
+        if (mapping) {
+                r = import_mapping_db(s, mapping, &c);
+                if (r < 0)
+                        return r;
+        }
+        if (storage) {
+                r = import_storage_db(s, storage, &c);
+                if (r < 0)
+                        return r;
+        }
+
+        char stamp[32];
+        time_t now = time(NULL);
+        struct tm tm;
+        strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+        _cleanup_free_ char *note = NULL;
+        if (asprintf(&note,
+                     "%s from %s: %u mappings, %u devices, %u properties, %u enabled flags, "
+                     "%u titles, %u rows skipped%s",
+                     stamp, colord_dir, c.mappings, c.devices, c.properties, c.enabled, c.titles, c.skipped,
+                     mapping || storage ? "" : " (no colord databases found)") < 0)
+                return -ENOMEM;
+        r = store_info_set(s, COLORD_IMPORT_KEY, note);
+        if (r < 0)
+                return r;
+        *ret_note = TAKE_PTR(note);
+        return 0;
+}
+
 int store_import_colord(Store *s, const char *colord_dir) {
-        if (!colord_dir)
-                return -EINVAL;
+        assert(s);
+        assert(colord_dir);
         if (s->read_only_error < 0)
                 return s->read_only_error; /* not done: it runs at the first writable start */
 
@@ -305,52 +313,24 @@ int store_import_colord(Store *s, const char *colord_dir) {
         if (r != -ENOENT)
                 return r;
 
-        sqlite3 *mapping = NULL, *storage = NULL;
+        _cleanup_(store_db_closep) sqlite3 *mapping = NULL, *storage = NULL;
         r = colord_open(colord_dir, "mapping.db", &mapping);
-        if (r >= 0)
-                r = colord_open(colord_dir, "storage.db", &storage);
-        if (r < 0) {
-                sqlite3_close_v2(mapping);
+        if (r < 0)
                 return r; /* not recorded: maybe readable next time */
-        }
+        r = colord_open(colord_dir, "storage.db", &storage);
+        if (r < 0)
+                return r;
 
-        ImportCounts c = {};
+        _cleanup_free_ char *note = NULL;
         StoreOp op;
         r = store_op_begin(s, true, &op);
-        if (r < 0) {
-                sqlite3_close_v2(mapping);
-                sqlite3_close_v2(storage);
+        if (r < 0)
                 return r;
-        }
-        if (mapping)
-                r = import_mapping_db(s, mapping, &c);
-        if (r >= 0 && storage)
-                r = import_storage_db(s, storage, &c);
-
-        char *note = NULL;
-        if (r >= 0) {
-                char stamp[32];
-                time_t now = time(NULL);
-                struct tm tm;
-                strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-                if (asprintf(&note,
-                             "%s from %s: %u mappings, %u devices, %u properties, %u enabled flags, "
-                             "%u titles, %u rows skipped%s",
-                             stamp, colord_dir, c.mappings, c.devices, c.properties, c.enabled, c.titles,
-                             c.skipped, mapping || storage ? "" : " (no colord databases found)") < 0)
-                        r = -ENOMEM;
-        }
-        if (r >= 0)
-                r = store_info_set(s, COLORD_IMPORT_KEY, note);
+        r = import_all(s, mapping, storage, colord_dir, &note);
         r = store_op_end(s, &op, r);
-        sqlite3_close_v2(mapping);
-        sqlite3_close_v2(storage);
-        if (r < 0) {
-                free(note);
+        if (r < 0)
                 return log_error_errno(r, "Failed to import colord's databases from %s: %m", colord_dir);
-        }
         if (mapping || storage)
                 log_info("Imported colord's databases: %s", note);
-        free(note);
         return 1;
 }

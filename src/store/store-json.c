@@ -28,16 +28,39 @@
 #define EXPORT_FORMAT "tinct-store"
 #define EXPORT_VERSION 2
 
+/* The export reads whole tables in its fixed orders; the import empties them first. */
+static const StoreSql sql_export_info = { STMT_EXPORT_INFO, "SELECT key, value FROM store_info ORDER BY key" };
+static const StoreSql sql_export_enabled = {
+        STMT_EXPORT_ENABLED,
+        "SELECT device_id, enabled FROM device_enabled ORDER BY device_id",
+};
+static const StoreSql sql_export_mappings = {
+        STMT_EXPORT_MAPPINGS,
+        "SELECT device_id, profile_id, timestamp, owner FROM mappings ORDER BY device_id, profile_id, owner",
+};
+static const StoreSql sql_export_titles = {
+        STMT_EXPORT_TITLES,
+        "SELECT profile_id, uid, title FROM profile_titles ORDER BY profile_id, uid",
+};
+static const StoreSql sql_clear[] = {
+        { STMT_CLEAR_MAPPINGS, "DELETE FROM mappings" },
+        { STMT_CLEAR_DEVICES, "DELETE FROM devices" }, /* properties go by ON DELETE CASCADE */
+        { STMT_CLEAR_ENABLED, "DELETE FROM device_enabled" },
+        { STMT_CLEAR_TITLES, "DELETE FROM profile_titles" },
+        { STMT_CLEAR_INFO, "DELETE FROM store_info" },
+        { STMT_CLEAR_DISK_PROFILES, "DELETE FROM disk_profiles" },
+};
+
 /* ---- export --------------------------------------------------------------------------- */
 
 static int export_info(Store *s, JsonWriter *w) {
         _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
-        int r = store_stmt(s, STMT_INFO_ALL, &st);
+        int r = store_exec(s, &sql_export_info, &st);
         if (r < 0)
                 return r;
         json_write_key(w, "info");
         json_write_begin_object(w);
-        while ((r = store_step_row(s, st)) > 0) {
+        for (; r > 0; r = store_step(s, st)) {
                 json_write_key(w, (const char *) sqlite3_column_text(st, 0) ?: "");
                 json_write_string(w, (const char *) sqlite3_column_text(st, 1));
         }
@@ -88,12 +111,12 @@ static int export_devices(Store *s, JsonWriter *w) {
 
 static int export_enabled(Store *s, JsonWriter *w) {
         _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
-        int r = store_stmt(s, STMT_ENABLED_ALL, &st);
+        int r = store_exec(s, &sql_export_enabled, &st);
         if (r < 0)
                 return r;
         json_write_key(w, "enabled");
         json_write_begin_array(w);
-        while ((r = store_step_row(s, st)) > 0) {
+        for (; r > 0; r = store_step(s, st)) {
                 json_write_begin_object(w);
                 json_write_key(w, "device");
                 json_write_string(w, (const char *) sqlite3_column_text(st, 0));
@@ -107,12 +130,12 @@ static int export_enabled(Store *s, JsonWriter *w) {
 
 static int export_mappings(Store *s, JsonWriter *w) {
         _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
-        int r = store_stmt(s, STMT_MAPPING_ALL, &st);
+        int r = store_exec(s, &sql_export_mappings, &st);
         if (r < 0)
                 return r;
         json_write_key(w, "mappings");
         json_write_begin_array(w);
-        while ((r = store_step_row(s, st)) > 0) {
+        for (; r > 0; r = store_step(s, st)) {
                 json_write_begin_object(w);
                 json_write_key(w, "device");
                 json_write_string(w, (const char *) sqlite3_column_text(st, 0));
@@ -133,12 +156,12 @@ static int export_mappings(Store *s, JsonWriter *w) {
 
 static int export_titles(Store *s, JsonWriter *w) {
         _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
-        int r = store_stmt(s, STMT_TITLE_ALL, &st);
+        int r = store_exec(s, &sql_export_titles, &st);
         if (r < 0)
                 return r;
         json_write_key(w, "titles");
         json_write_begin_array(w);
-        while ((r = store_step_row(s, st)) > 0) {
+        for (; r > 0; r = store_step(s, st)) {
                 json_write_begin_object(w);
                 json_write_key(w, "profile");
                 json_write_string(w, (const char *) sqlite3_column_text(st, 0));
@@ -298,14 +321,13 @@ static int get_integer(const JsonValue *obj, const char *key, const char *what, 
         return 0;
 }
 
-/* Runs an insert-if-missing statement; a row that was already there is a duplicate. */
-static int insert_unique(Store *s, sqlite3_stmt *st, const JsonValue *at, const char *what, char **ret_error) {
-        int r = store_step_done(s, st);
+/* An insert-if-missing's answer (1 inserted, 0 present): a row already there is a duplicate. */
+static int insert_unique(int r, const JsonValue *at, const char *what, char **ret_error) {
         if (r == -E2BIG)
                 return import_error(ret_error, at, "%s: value too long", what);
         if (r < 0)
                 return r;
-        if (sqlite3_changes(s->db) == 0)
+        if (r == 0)
                 return import_error(ret_error, at, "duplicate %s", what);
         return 0;
 }
@@ -374,14 +396,8 @@ static int import_enabled(Store *s, const JsonValue *list, char **ret_error) {
                         r = expect_type(json_object_get(e, "enabled"), JSON_BOOLEAN, "\"enabled\"", ret_error);
                 if (r < 0)
                         break;
-                _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
-                r = store_stmt(s, STMT_ENABLED_INSERT_IF_MISSING, &st);
-                if (r >= 0)
-                        r = store_bind_text(st, 1, device);
-                if (r >= 0)
-                        r = store_errno(sqlite3_bind_int(st, 2, json_object_get(e, "enabled")->boolean));
-                if (r >= 0)
-                        r = insert_unique(s, st, e, "enabled flag", ret_error);
+                r = store_device_enabled_insert_if_missing(s, device, json_object_get(e, "enabled")->boolean);
+                r = insert_unique(r, e, "enabled flag", ret_error);
         }
         return r;
 }
@@ -404,18 +420,8 @@ static int import_mappings(Store *s, const JsonValue *list, char **ret_error) {
                         r = get_integer(m, "owner", "mapping", 0, UINT32_MAX - 1, &owner, ret_error);
                 if (r < 0)
                         break;
-                _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
-                r = store_stmt(s, STMT_MAPPING_INSERT_IF_MISSING, &st);
-                if (r >= 0)
-                        r = store_bind_text(st, 1, device);
-                if (r >= 0)
-                        r = store_bind_text(st, 2, profile);
-                if (r >= 0)
-                        r = store_errno(sqlite3_bind_int64(st, 3, owner));
-                if (r >= 0)
-                        r = store_errno(sqlite3_bind_int64(st, 4, ts));
-                if (r >= 0)
-                        r = insert_unique(s, st, m, "mapping", ret_error);
+                r = store_mapping_insert_if_missing(s, (uid_t) owner, device, profile, ts);
+                r = insert_unique(r, m, "mapping", ret_error);
         }
         return r;
 }
@@ -436,16 +442,8 @@ static int import_titles(Store *s, const JsonValue *list, char **ret_error) {
                         r = get_string(t, "title", "title", &title, ret_error);
                 if (r < 0)
                         break;
-                _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
-                r = store_stmt(s, STMT_TITLE_INSERT_IF_MISSING, &st);
-                if (r >= 0)
-                        r = store_bind_text(st, 1, profile);
-                if (r >= 0)
-                        r = store_errno(sqlite3_bind_int64(st, 2, uid));
-                if (r >= 0)
-                        r = store_bind_text(st, 3, title);
-                if (r >= 0)
-                        r = insert_unique(s, st, t, "title", ret_error);
+                r = store_profile_title_insert_if_missing(s, profile, (uid_t) uid, title);
+                r = insert_unique(r, t, "title", ret_error);
         }
         return r;
 }
@@ -549,16 +547,8 @@ int store_import_json(Store *s, const char *data, size_t size, char **ret_error)
         r = store_op_begin(s, true, &op);
         if (r < 0)
                 goto fail;
-        static const StoreStatement clear[] = {
-                STMT_CLEAR_MAPPINGS, STMT_CLEAR_DEVICES, STMT_CLEAR_ENABLED, STMT_CLEAR_TITLES, STMT_CLEAR_INFO,
-                STMT_CLEAR_DISK_PROFILES,
-        };
-        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(clear); i++) {
-                _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
-                r = store_stmt(s, clear[i], &st);
-                if (r >= 0)
-                        r = store_step_done(s, st);
-        }
+        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(sql_clear); i++)
+                r = store_exec(s, &sql_clear[i], NULL);
         if (r >= 0)
                 r = import_info(s, json_object_get(doc, "info"), &error);
         if (r >= 0)
