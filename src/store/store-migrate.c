@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The schema and its forward migrations: one SQL script per version step, each run in one
  * transaction together with the new PRAGMA user_version, so a file is always at one whole
- * version. Every step is tested from every older version (test-store.c).
+ * version. Every step is tested from every older version (test-store-open.c).
  *
  * Deliberately not here: when to migrate, and the backup made before (store-open.c). */
 #include "store-internal.h"
