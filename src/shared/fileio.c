@@ -125,6 +125,15 @@ static int tmp_install(int *fd, const char *tmp, const char *path, mode_t mode, 
         return 0;
 }
 
+/* After the content was written (filled: 0 or the error doing so): installs the file, or
+ * removes the temporary one on any failure. */
+static int tmp_finish(int filled, int *fd, const char *tmp, const char *path, mode_t mode, WriteFlags flags) {
+        int r = filled < 0 ? filled : tmp_install(fd, tmp, path, mode, flags);
+        if (r < 0)
+                (void) unlink(tmp);
+        return r;
+}
+
 int write_file_atomic(const char *path, const void *data, size_t size, mode_t mode, WriteFlags flags) {
         if ((flags & WRITE_SKIP_IF_SAME) && holds_exactly(path, data, size))
                 return 0;
@@ -133,12 +142,7 @@ int write_file_atomic(const char *path, const void *data, size_t size, mode_t mo
         _cleanup_close_ int fd = tmp_open(path, &tmp);
         if (fd < 0)
                 return fd;
-        int r = write_all(fd, data, size);
-        if (r >= 0)
-                r = tmp_install(&fd, tmp, path, mode, flags);
-        if (r < 0)
-                (void) unlink(tmp);
-        return r;
+        return tmp_finish(write_all(fd, data, size), &fd, tmp, path, mode, flags);
 }
 
 static int copy_fd(int in, int out) {
@@ -172,12 +176,7 @@ int copy_file_atomic(const char *src, const char *dst, mode_t mode, WriteFlags f
         _cleanup_close_ int fd = tmp_open(dst, &tmp);
         if (fd < 0)
                 return fd;
-        int r = copy_fd(in, fd);
-        if (r >= 0)
-                r = tmp_install(&fd, tmp, dst, mode, flags);
-        if (r < 0)
-                (void) unlink(tmp);
-        return r;
+        return tmp_finish(copy_fd(in, fd), &fd, tmp, dst, mode, flags);
 }
 
 int fsync_path(const char *path) {

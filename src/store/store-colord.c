@@ -35,22 +35,31 @@ static int colord_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret) {
         return store_errno(rc);
 }
 
+/* 1 on a row, 0 when done, or a negative errno. */
+static int colord_step(sqlite3_stmt *st) {
+        int rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW)
+                return 1;
+        if (rc == SQLITE_DONE)
+                return 0;
+        return store_errno(rc);
+}
+
 static int colord_has_table(sqlite3 *db, const char *table, const char *column) {
-        sqlite3_stmt *st = NULL;
+        _cleanup_(store_stmt_finalizep) sqlite3_stmt *st = NULL;
         int r = colord_prepare(db,
                                column ? "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2"
                                       : "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
                                &st);
         if (r < 0)
                 return r;
-        r = column ? store_bind_args(st, (const StoreArg[]) { ARG_TEXT(table), ARG_TEXT(column) }, 2)
-                   : store_bind_args(st, (const StoreArg[]) { ARG_TEXT(table) }, 1);
-        if (r >= 0) {
-                int rc = sqlite3_step(st);
-                r = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : store_errno(rc);
-        }
-        sqlite3_finalize(st);
-        return r;
+        if (column)
+                r = store_bind_args(st, (const StoreArg[]) { ARG_TEXT(table), ARG_TEXT(column) }, 2);
+        else
+                r = store_bind_args(st, (const StoreArg[]) { ARG_TEXT(table) }, 1);
+        if (r < 0)
+                return r;
+        return colord_step(st);
 }
 
 static int insert_mapping(Store *s, const unsigned char *device, const unsigned char *profile, int64_t ts,
@@ -68,20 +77,18 @@ static int insert_mapping(Store *s, const unsigned char *device, const unsigned 
 }
 
 static int import_mapping_rows(Store *s, sqlite3 *db, const char *sql, bool has_timestamp, ImportCounts *c) {
-        sqlite3_stmt *st = NULL;
+        _cleanup_(store_stmt_finalizep) sqlite3_stmt *st = NULL;
         int r = colord_prepare(db, sql, &st);
         if (r < 0)
                 return r;
-        int rc = SQLITE_DONE;
-        while (r >= 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        while ((r = colord_step(st)) > 0) {
                 /* Legacy rows from before colord stored timestamps count as the oldest hard
                  * mappings (1 µs), not as removals (colord's own upgrade would give them 0). */
                 int64_t ts = has_timestamp ? sqlite3_column_int64(st, 2) : 1;
                 r = insert_mapping(s, sqlite3_column_text(st, 0), sqlite3_column_text(st, 1), ts, c);
+                if (r < 0)
+                        return r;
         }
-        if (r >= 0 && rc != SQLITE_DONE)
-                r = store_errno(rc);
-        sqlite3_finalize(st);
         return r;
 }
 
@@ -112,12 +119,11 @@ static int import_mapping_db(Store *s, sqlite3 *db, ImportCounts *c) {
 }
 
 static int import_devices(Store *s, sqlite3 *db, ImportCounts *c) {
-        sqlite3_stmt *st = NULL;
+        _cleanup_(store_stmt_finalizep) sqlite3_stmt *st = NULL;
         int r = colord_prepare(db, "SELECT device_id FROM devices ORDER BY rowid", &st);
         if (r < 0)
                 return r;
-        int rc = SQLITE_DONE;
-        while (r >= 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        while ((r = colord_step(st)) > 0) {
                 const unsigned char *id = sqlite3_column_text(st, 0);
                 if (!text_ok(id)) {
                         c->skipped++;
@@ -125,18 +131,16 @@ static int import_devices(Store *s, sqlite3 *db, ImportCounts *c) {
                 }
                 r = store_device_add(s, (const char *) id);
                 if (r == -EEXIST)
-                        r = 0; /* ours wins, including its properties */
-                else if (r >= 0)
-                        c->devices++;
+                        continue; /* ours wins, including its properties */
+                if (r < 0)
+                        return r;
+                c->devices++;
         }
-        if (r >= 0 && rc != SQLITE_DONE)
-                r = store_errno(rc);
-        sqlite3_finalize(st);
         return r;
 }
 
 static int import_properties(Store *s, sqlite3 *db, bool have_devices, ImportCounts *c) {
-        sqlite3_stmt *st = NULL;
+        _cleanup_(store_stmt_finalizep) sqlite3_stmt *st = NULL;
         /* Properties of disk devices, plus Enabled rows of any device id (colord §7.2). */
         int r = colord_prepare(db,
                                have_devices
@@ -147,8 +151,7 @@ static int import_properties(Store *s, sqlite3 *db, bool have_devices, ImportCou
                                &st);
         if (r < 0)
                 return r;
-        int rc = SQLITE_DONE;
-        while (r >= 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        while ((r = colord_step(st)) > 0) {
                 const unsigned char *id = sqlite3_column_text(st, 0), *key = sqlite3_column_text(st, 1),
                                     *value = sqlite3_column_text(st, 2);
                 bool disk = sqlite3_column_int(st, 3) != 0;
@@ -167,8 +170,9 @@ static int import_properties(Store *s, sqlite3 *db, bool have_devices, ImportCou
                                 continue;
                         }
                         r = store_device_enabled_insert_if_missing(s, (const char *) id, enabled);
-                        if (r > 0)
-                                c->enabled++;
+                        if (r < 0)
+                                return r;
+                        c->enabled += r;
                         continue;
                 }
                 if (!disk)
@@ -177,7 +181,7 @@ static int import_properties(Store *s, sqlite3 *db, bool have_devices, ImportCou
                 char **existing = NULL;
                 r = store_device_get_properties(s, (const char *) id, &existing);
                 if (r < 0)
-                        break;
+                        return r;
                 bool have = false;
                 for (size_t i = 0; existing[i] && existing[i + 1]; i += 2)
                         if (streq(existing[i], (const char *) key))
@@ -186,25 +190,22 @@ static int import_properties(Store *s, sqlite3 *db, bool have_devices, ImportCou
                 if (have)
                         continue;
                 r = store_device_set_property(s, (const char *) id, (const char *) key, (const char *) value);
-                if (r >= 0)
-                        c->properties++;
+                if (r < 0)
+                        return r;
+                c->properties++;
         }
-        if (r >= 0 && rc != SQLITE_DONE)
-                r = store_errno(rc);
-        sqlite3_finalize(st);
         return r;
 }
 
 static int import_titles(Store *s, sqlite3 *db, ImportCounts *c) {
-        sqlite3_stmt *st = NULL;
+        _cleanup_(store_stmt_finalizep) sqlite3_stmt *st = NULL;
         int r = colord_prepare(db,
                                "SELECT profile_id, uid, value FROM properties_pu WHERE property = 'Title' "
                                "ORDER BY rowid",
                                &st);
         if (r < 0)
                 return r;
-        int rc = SQLITE_DONE;
-        while (r >= 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        while ((r = colord_step(st)) > 0) {
                 const unsigned char *id = sqlite3_column_text(st, 0), *value = sqlite3_column_text(st, 2);
                 int64_t uid = sqlite3_column_int64(st, 1);
                 if (!text_ok(id) || !text_ok(value) || sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
@@ -213,12 +214,10 @@ static int import_titles(Store *s, sqlite3 *db, ImportCounts *c) {
                         continue;
                 }
                 r = store_profile_title_insert_if_missing(s, (const char *) id, (uid_t) uid, (const char *) value);
-                if (r > 0)
-                        c->titles++;
+                if (r < 0)
+                        return r;
+                c->titles += r;
         }
-        if (r >= 0 && rc != SQLITE_DONE)
-                r = store_errno(rc);
-        sqlite3_finalize(st);
         return r;
 }
 

@@ -159,6 +159,10 @@ static inline void store_stmt_resetp(sqlite3_stmt **st) {
                 sqlite3_reset(*st);
 }
 #define _cleanup_stmt_reset_ _cleanup_(store_stmt_resetp)
+/* For _cleanup_ on a statement of one's own (colord's files): finalizes it. */
+static inline void store_stmt_finalizep(sqlite3_stmt **st) {
+        sqlite3_finalize(*st); /* NULL is fine */
+}
 
 /* A string list column (see STORE_ARG_STRV): NULL for SQL NULL; -EBADMSG when the blob is
  * not such a list of UTF-8 strings. */

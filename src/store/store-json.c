@@ -19,6 +19,7 @@
  * errors, and an error leaves the store as it was. */
 #include "store-internal.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdarg.h>
 
@@ -197,7 +198,7 @@ static int export_disk_profiles(Store *s, JsonWriter *w) {
                 return r;
         json_write_key(w, "disk_profiles");
         json_write_begin_array(w);
-        for (size_t i = 0; r >= 0 && i < n; i++) {
+        for (size_t i = 0; i < n; i++) {
                 json_write_begin_object(w);
                 json_write_key(w, "id");
                 json_write_string(w, l[i].id);
@@ -223,7 +224,13 @@ static int export_disk_profiles(Store *s, JsonWriter *w) {
         return r < 0 ? r : 0;
 }
 
+/* Each writes its key and value, in this order. */
+static int (*const export_sections[])(Store *s, JsonWriter *w) = {
+        export_info, export_devices, export_enabled, export_mappings, export_titles, export_disk_profiles,
+};
+
 int store_export_json(Store *s, FILE *f) {
+        assert(s && f);
         StoreOp op;
         int r = store_op_begin(s, false, &op); /* one snapshot, even if the daemon writes */
         if (r < 0)
@@ -236,17 +243,11 @@ int store_export_json(Store *s, FILE *f) {
         json_write_string(&w, EXPORT_FORMAT);
         json_write_key(&w, "version");
         json_write_int64(&w, EXPORT_VERSION);
-        r = export_info(s, &w);
-        if (r >= 0)
-                r = export_devices(s, &w);
-        if (r >= 0)
-                r = export_enabled(s, &w);
-        if (r >= 0)
-                r = export_mappings(s, &w);
-        if (r >= 0)
-                r = export_titles(s, &w);
-        if (r >= 0)
-                r = export_disk_profiles(s, &w);
+        for (size_t i = 0; i < ELEMENTSOF(export_sections); i++) {
+                r = export_sections[i](s, &w);
+                if (r < 0)
+                        break;
+        }
         json_write_end_object(&w);
         int q = json_writer_finish(&w);
         if (r >= 0)
@@ -334,118 +335,127 @@ static int insert_unique(int r, const JsonValue *at, const char *what, char **re
 
 static int import_info(Store *s, const JsonValue *info, char **ret_error) {
         int r = expect_type(info, JSON_OBJECT, "\"info\"", ret_error);
-        for (size_t i = 0; r >= 0 && i < info->n; i++) {
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < info->n; i++) {
                 r = expect_type(info->items[i], JSON_STRING, "an \"info\" value", ret_error);
-                if (r >= 0)
-                        r = store_info_set(s, info->keys[i], info->items[i]->text);
+                if (r < 0)
+                        return r;
+                r = store_info_set(s, info->keys[i], info->items[i]->text);
+                if (r < 0)
+                        return r;
         }
-        return r;
+        return 0;
 }
 
-static int import_devices(Store *s, const JsonValue *devices, char **ret_error) {
-        static const char *const keys[] = { "id", "properties", NULL }, *const optional[] = { "owner", NULL };
-        int r = expect_type(devices, JSON_ARRAY, "\"devices\"", ret_error);
-        for (size_t i = 0; r >= 0 && i < devices->n; i++) {
-                const JsonValue *d = devices->items[i];
-                const char *id;
-                int64_t owner = 0;
-                r = expect_keys(d, "a device", keys, optional, ret_error);
-                if (r >= 0)
-                        r = get_string(d, "id", "device", &id, ret_error);
-                if (r >= 0 && json_object_get(d, "owner"))
-                        r = get_integer(d, "owner", "device", 0, UINT32_MAX - 1, &owner, ret_error);
+static int import_device_properties(Store *s, const char *id, const JsonValue *props, char **ret_error) {
+        int r = expect_type(props, JSON_OBJECT, "device \"properties\"", ret_error);
+        if (r < 0)
+                return r;
+        for (size_t k = 0; k < props->n; k++) {
+                const JsonValue *v = props->items[k];
+                if (streq(props->keys[k], "Enabled"))
+                        return import_error(ret_error, v,
+                                            "device \"%s\": \"Enabled\" belongs in \"enabled\", not in properties", id);
+                r = expect_type(v, JSON_STRING, "a device property", ret_error);
                 if (r < 0)
-                        break;
-                r = store_device_add(s, id);
-                if (r >= 0 && owner != 0)
-                        r = store_device_set_owner(s, id, (uid_t) owner);
-                if (r == -EEXIST)
-                        return import_error(ret_error, d, "duplicate device \"%s\"", id);
+                        return r;
+                r = store_device_set_property(s, id, props->keys[k], v->text);
                 if (r == -E2BIG)
-                        return import_error(ret_error, d, "device id too long");
+                        return import_error(ret_error, v, "device property too long");
                 if (r < 0)
-                        break;
-                const JsonValue *props = json_object_get(d, "properties");
-                r = expect_type(props, JSON_OBJECT, "device \"properties\"", ret_error);
-                for (size_t k = 0; r >= 0 && k < props->n; k++) {
-                        const JsonValue *v = props->items[k];
-                        if (streq(props->keys[k], "Enabled"))
-                                return import_error(ret_error, v,
-                                                    "device \"%s\": \"Enabled\" belongs in \"enabled\", not in properties",
-                                                    id);
-                        r = expect_type(v, JSON_STRING, "a device property", ret_error);
-                        if (r >= 0)
-                                r = store_device_set_property(s, id, props->keys[k], v->text);
-                        if (r == -E2BIG)
-                                return import_error(ret_error, v, "device property too long");
-                }
+                        return r;
         }
-        return r;
+        return 0;
 }
 
-static int import_enabled(Store *s, const JsonValue *list, char **ret_error) {
+static int import_device(Store *s, const JsonValue *d, char **ret_error) {
+        static const char *const keys[] = { "id", "properties", NULL }, *const optional[] = { "owner", NULL };
+        const char *id;
+        int64_t owner = 0;
+        int r = expect_keys(d, "a device", keys, optional, ret_error);
+        if (r < 0)
+                return r;
+        r = get_string(d, "id", "device", &id, ret_error);
+        if (r < 0)
+                return r;
+        if (json_object_get(d, "owner")) {
+                r = get_integer(d, "owner", "device", 0, UINT32_MAX - 1, &owner, ret_error);
+                if (r < 0)
+                        return r;
+        }
+        r = store_device_add(s, id);
+        if (r >= 0 && owner != 0)
+                r = store_device_set_owner(s, id, (uid_t) owner);
+        if (r == -EEXIST)
+                return import_error(ret_error, d, "duplicate device \"%s\"", id);
+        if (r == -E2BIG)
+                return import_error(ret_error, d, "device id too long");
+        if (r < 0)
+                return r;
+        return import_device_properties(s, id, json_object_get(d, "properties"), ret_error);
+}
+
+static int import_enabled_flag(Store *s, const JsonValue *e, char **ret_error) {
         static const char *const keys[] = { "device", "enabled", NULL };
-        int r = expect_type(list, JSON_ARRAY, "\"enabled\"", ret_error);
-        for (size_t i = 0; r >= 0 && i < list->n; i++) {
-                const JsonValue *e = list->items[i];
-                const char *device;
-                r = expect_keys(e, "an enabled flag", keys, NULL, ret_error);
-                if (r >= 0)
-                        r = get_string(e, "device", "enabled flag", &device, ret_error);
-                if (r >= 0)
-                        r = expect_type(json_object_get(e, "enabled"), JSON_BOOLEAN, "\"enabled\"", ret_error);
-                if (r < 0)
-                        break;
-                r = store_device_enabled_insert_if_missing(s, device, json_object_get(e, "enabled")->boolean);
-                r = insert_unique(r, e, "enabled flag", ret_error);
-        }
-        return r;
+        const char *device;
+        int r = expect_keys(e, "an enabled flag", keys, NULL, ret_error);
+        if (r < 0)
+                return r;
+        r = get_string(e, "device", "enabled flag", &device, ret_error);
+        if (r < 0)
+                return r;
+        const JsonValue *enabled = json_object_get(e, "enabled");
+        r = expect_type(enabled, JSON_BOOLEAN, "\"enabled\"", ret_error);
+        if (r < 0)
+                return r;
+        r = store_device_enabled_insert_if_missing(s, device, enabled->boolean);
+        return insert_unique(r, e, "enabled flag", ret_error);
 }
 
-static int import_mappings(Store *s, const JsonValue *list, char **ret_error) {
+static int import_mapping(Store *s, const JsonValue *m, char **ret_error) {
         static const char *const keys[] = { "device", "profile", "timestamp", NULL }, *const optional[] = { "owner", NULL };
-        int r = expect_type(list, JSON_ARRAY, "\"mappings\"", ret_error);
-        for (size_t i = 0; r >= 0 && i < list->n; i++) {
-                const JsonValue *m = list->items[i];
-                const char *device, *profile;
-                int64_t ts = 0, owner = STORE_LAYER_SYSTEM;
-                r = expect_keys(m, "a mapping", keys, optional, ret_error);
-                if (r >= 0)
-                        r = get_string(m, "device", "mapping", &device, ret_error);
-                if (r >= 0)
-                        r = get_string(m, "profile", "mapping", &profile, ret_error);
-                if (r >= 0)
-                        r = get_integer(m, "timestamp", "mapping", 0, INT64_MAX, &ts, ret_error);
-                if (r >= 0 && json_object_get(m, "owner"))
-                        r = get_integer(m, "owner", "mapping", 0, UINT32_MAX - 1, &owner, ret_error);
+        const char *device, *profile;
+        int64_t ts = 0, owner = STORE_LAYER_SYSTEM;
+        int r = expect_keys(m, "a mapping", keys, optional, ret_error);
+        if (r < 0)
+                return r;
+        r = get_string(m, "device", "mapping", &device, ret_error);
+        if (r < 0)
+                return r;
+        r = get_string(m, "profile", "mapping", &profile, ret_error);
+        if (r < 0)
+                return r;
+        r = get_integer(m, "timestamp", "mapping", 0, INT64_MAX, &ts, ret_error);
+        if (r < 0)
+                return r;
+        if (json_object_get(m, "owner")) {
+                r = get_integer(m, "owner", "mapping", 0, UINT32_MAX - 1, &owner, ret_error);
                 if (r < 0)
-                        break;
-                r = store_mapping_insert_if_missing(s, (uid_t) owner, device, profile, ts);
-                r = insert_unique(r, m, "mapping", ret_error);
+                        return r;
         }
-        return r;
+        r = store_mapping_insert_if_missing(s, (uid_t) owner, device, profile, ts);
+        return insert_unique(r, m, "mapping", ret_error);
 }
 
-static int import_titles(Store *s, const JsonValue *list, char **ret_error) {
+static int import_title(Store *s, const JsonValue *t, char **ret_error) {
         static const char *const keys[] = { "profile", "uid", "title", NULL };
-        int r = expect_type(list, JSON_ARRAY, "\"titles\"", ret_error);
-        for (size_t i = 0; r >= 0 && i < list->n; i++) {
-                const JsonValue *t = list->items[i];
-                const char *profile, *title;
-                int64_t uid = 0;
-                r = expect_keys(t, "a title", keys, NULL, ret_error);
-                if (r >= 0)
-                        r = get_string(t, "profile", "title", &profile, ret_error);
-                if (r >= 0)
-                        r = get_integer(t, "uid", "title", 0, UINT32_MAX - 1, &uid, ret_error);
-                if (r >= 0)
-                        r = get_string(t, "title", "title", &title, ret_error);
-                if (r < 0)
-                        break;
-                r = store_profile_title_insert_if_missing(s, profile, (uid_t) uid, title);
-                r = insert_unique(r, t, "title", ret_error);
-        }
-        return r;
+        const char *profile, *title;
+        int64_t uid = 0;
+        int r = expect_keys(t, "a title", keys, NULL, ret_error);
+        if (r < 0)
+                return r;
+        r = get_string(t, "profile", "title", &profile, ret_error);
+        if (r < 0)
+                return r;
+        r = get_integer(t, "uid", "title", 0, UINT32_MAX - 1, &uid, ret_error);
+        if (r < 0)
+                return r;
+        r = get_string(t, "title", "title", &title, ret_error);
+        if (r < 0)
+                return r;
+        r = store_profile_title_insert_if_missing(s, profile, (uid_t) uid, title);
+        return insert_unique(r, t, "title", ret_error);
 }
 
 static int hex_value(char c) {
@@ -471,103 +481,152 @@ static int hex_decode(const char *hex, uint8_t **ret, size_t *ret_size) {
         return 0;
 }
 
-static int import_disk_profiles(Store *s, const JsonValue *list, char **ret_error) {
-        static const char *const keys[] = { "id", "owner", "properties", "data", NULL };
-        if (!list)
-                return 0; /* version 1 */
-        int r = expect_type(list, JSON_ARRAY, "\"disk_profiles\"", ret_error);
-        for (size_t i = 0; r >= 0 && i < list->n; i++) {
-                const JsonValue *e = list->items[i], *props = NULL, *data;
-                StoreDiskProfile p = { 0 };
-                const char *id = NULL;
-                int64_t owner = 0;
-                _cleanup_strv_free_ char **pairs = NULL;
-                _cleanup_free_ uint8_t *bytes = NULL;
-                r = expect_keys(e, "a disk profile", keys, NULL, ret_error);
-                if (r >= 0)
-                        r = get_string(e, "id", "disk profile", &id, ret_error);
-                if (r >= 0)
-                        r = get_integer(e, "owner", "disk profile", 0, UINT32_MAX - 1, &owner, ret_error);
-                if (r >= 0)
-                        r = expect_type(props = json_object_get(e, "properties"), JSON_OBJECT,
-                                        "disk profile \"properties\"", ret_error);
-                for (size_t k = 0; r >= 0 && k < props->n; k++) {
-                        r = expect_type(props->items[k], JSON_STRING, "a disk profile property", ret_error);
-                        if (r >= 0 && (strv_extend(&pairs, props->keys[k]) < 0 ||
-                                       strv_extend(&pairs, props->items[k]->text) < 0))
-                                r = -ENOMEM;
-                }
+/* key, value, ... of a JSON object of strings. */
+static int pairs_from_object(const JsonValue *props, char ***ret, char **ret_error) {
+        int r = expect_type(props, JSON_OBJECT, "disk profile \"properties\"", ret_error);
+        if (r < 0)
+                return r;
+        _cleanup_strv_free_ char **pairs = NULL;
+        for (size_t k = 0; k < props->n; k++) {
+                r = expect_type(props->items[k], JSON_STRING, "a disk profile property", ret_error);
                 if (r < 0)
-                        break;
-                data = json_object_get(e, "data");
-                if (data->type == JSON_STRING) {
-                        r = hex_decode(data->text, &bytes, &p.size);
-                        if (r == -EBADMSG)
-                                return import_error(ret_error, data,
-                                                    "disk profile \"data\": not an even number of lower-case hex digits");
-                        if (r < 0)
-                                return r;
-                        p.data = bytes;
-                } else if (data->type != JSON_NULL)
-                        return import_error(ret_error, data, "disk profile \"data\" must be a hex string or null");
-                p.id = (char *) id;
-                p.owner = (uid_t) owner;
-                p.properties = pairs;
-                r = store_disk_profile_add(s, &p);
-                if (r == -EEXIST)
-                        return import_error(ret_error, e, "duplicate disk profile \"%s\"", id);
+                        return r;
+                if (strv_extend(&pairs, props->keys[k]) < 0 || strv_extend(&pairs, props->items[k]->text) < 0)
+                        return -ENOMEM;
         }
+        *ret = TAKE_PTR(pairs);
+        return 0;
+}
+
+static int import_disk_profile(Store *s, const JsonValue *e, char **ret_error) {
+        static const char *const keys[] = { "id", "owner", "properties", "data", NULL };
+        const char *id = NULL;
+        int64_t owner = 0;
+        _cleanup_strv_free_ char **pairs = NULL;
+        _cleanup_free_ uint8_t *bytes = NULL;
+        size_t size = 0;
+        int r = expect_keys(e, "a disk profile", keys, NULL, ret_error);
+        if (r < 0)
+                return r;
+        r = get_string(e, "id", "disk profile", &id, ret_error);
+        if (r < 0)
+                return r;
+        r = get_integer(e, "owner", "disk profile", 0, UINT32_MAX - 1, &owner, ret_error);
+        if (r < 0)
+                return r;
+        r = pairs_from_object(json_object_get(e, "properties"), &pairs, ret_error);
+        if (r < 0)
+                return r;
+        const JsonValue *data = json_object_get(e, "data");
+        if (data->type == JSON_STRING) {
+                r = hex_decode(data->text, &bytes, &size);
+                if (r == -EBADMSG)
+                        return import_error(ret_error, data,
+                                            "disk profile \"data\": not an even number of lower-case hex digits");
+                if (r < 0)
+                        return r;
+        } else if (data->type != JSON_NULL)
+                return import_error(ret_error, data, "disk profile \"data\" must be a hex string or null");
+
+        StoreDiskProfile p = { .id = (char *) id, .owner = (uid_t) owner, .properties = pairs, .data = bytes, .size = size };
+        r = store_disk_profile_add(s, &p);
+        if (r == -EEXIST)
+                return import_error(ret_error, e, "duplicate disk profile \"%s\"", id);
         return r;
 }
 
-int store_import_json(Store *s, const char *data, size_t size, char **ret_error) {
+/* One list of the document, each element through import_one. */
+static int import_list(Store *s, const JsonValue *list, const char *what,
+                       int (*import_one)(Store *s, const JsonValue *v, char **ret_error), char **ret_error) {
+        int r = expect_type(list, JSON_ARRAY, what, ret_error);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < list->n; i++) {
+                r = import_one(s, list->items[i], ret_error);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* The document's content into the emptied store, inside the caller's transaction. */
+static int import_content(Store *s, const JsonValue *doc, int64_t version, char **ret_error) {
+        static const struct {
+                const char *key, *what;
+                int (*import_one)(Store *s, const JsonValue *v, char **ret_error);
+        } lists[] = {
+                { "devices", "\"devices\"", import_device },
+                { "enabled", "\"enabled\"", import_enabled_flag },
+                { "mappings", "\"mappings\"", import_mapping },
+                { "titles", "\"titles\"", import_title },
+        };
+        int r;
+        for (size_t i = 0; i < ELEMENTSOF(sql_clear); i++) {
+                r = store_exec(s, &sql_clear[i], NULL);
+                if (r < 0)
+                        return r;
+        }
+        r = import_info(s, json_object_get(doc, "info"), ret_error);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < ELEMENTSOF(lists); i++) {
+                r = import_list(s, json_object_get(doc, lists[i].key), lists[i].what, lists[i].import_one, ret_error);
+                if (r < 0)
+                        return r;
+        }
+        const JsonValue *disk_profiles = json_object_get(doc, "disk_profiles");
+        if (!disk_profiles)
+                return 0; /* optional in version 2, absent in version 1 */
+        if (version == 1)
+                return import_error(ret_error, doc, "\"disk_profiles\" is not part of version 1");
+        return import_list(s, disk_profiles, "\"disk_profiles\"", import_disk_profile, ret_error);
+}
+
+/* The document's shape, format and version. */
+static int import_check_header(const JsonValue *doc, int64_t *ret_version, char **ret_error) {
         static const char *const keys[] = { "format", "version", "info", "devices", "enabled", "mappings", "titles", NULL };
         static const char *const optional[] = { "disk_profiles", NULL };
-        _cleanup_(json_value_freep) JsonValue *doc = NULL;
-        _cleanup_free_ char *error = NULL;
-        int64_t version = 0;
         const char *format;
-
-        int r = json_parse(data, size, &doc, &error);
-        if (r >= 0)
-                r = expect_keys(doc, "the document", keys, optional, &error);
-        if (r >= 0)
-                r = get_string(doc, "format", "the document", &format, &error);
-        if (r >= 0 && !streq(format, EXPORT_FORMAT))
-                r = import_error(&error, doc, "not a tinct store export (format \"%s\")", format);
-        if (r >= 0)
-                r = get_integer(doc, "version", "the document", 1, INT32_MAX, &version, &error);
-        if (r >= 0 && (version < 1 || version > EXPORT_VERSION))
-                r = import_error(&error, doc, "export format version %" PRId64 " is not supported (this build reads %d)",
-                                 version, EXPORT_VERSION);
+        int r = expect_keys(doc, "the document", keys, optional, ret_error);
         if (r < 0)
-                goto fail;
+                return r;
+        r = get_string(doc, "format", "the document", &format, ret_error);
+        if (r < 0)
+                return r;
+        if (!streq(format, EXPORT_FORMAT))
+                return import_error(ret_error, doc, "not a tinct store export (format \"%s\")", format);
+        r = get_integer(doc, "version", "the document", 1, INT32_MAX, ret_version, ret_error);
+        if (r < 0)
+                return r;
+        if (*ret_version > EXPORT_VERSION)
+                return import_error(ret_error, doc, "export format version %" PRId64 " is not supported (this build reads %d)",
+                                    *ret_version, EXPORT_VERSION);
+        return 0;
+}
 
+static int import_document(Store *s, const char *data, size_t size, char **ret_error) {
+        _cleanup_(json_value_freep) JsonValue *doc = NULL;
+        int64_t version = 0;
+        int r = json_parse(data, size, &doc, ret_error);
+        if (r < 0)
+                return r;
+        r = import_check_header(doc, &version, ret_error);
+        if (r < 0)
+                return r;
         StoreOp op;
         r = store_op_begin(s, true, &op);
         if (r < 0)
-                goto fail;
-        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(sql_clear); i++)
-                r = store_exec(s, &sql_clear[i], NULL);
-        if (r >= 0)
-                r = import_info(s, json_object_get(doc, "info"), &error);
-        if (r >= 0)
-                r = import_devices(s, json_object_get(doc, "devices"), &error);
-        if (r >= 0)
-                r = import_enabled(s, json_object_get(doc, "enabled"), &error);
-        if (r >= 0)
-                r = import_mappings(s, json_object_get(doc, "mappings"), &error);
-        if (r >= 0)
-                r = import_titles(s, json_object_get(doc, "titles"), &error);
-        if (r >= 0 && version == 1 && json_object_get(doc, "disk_profiles"))
-                r = import_error(&error, doc, "\"disk_profiles\" is not part of version 1");
-        if (r >= 0)
-                r = import_disk_profiles(s, json_object_get(doc, "disk_profiles"), &error);
-        r = store_op_end(s, &op, r);
+                return r;
+        r = import_content(s, doc, version, ret_error);
+        return store_op_end(s, &op, r);
+}
+
+int store_import_json(Store *s, const char *data, size_t size, char **ret_error) {
+        assert(s && data);
+        _cleanup_free_ char *error = NULL;
+        int r = import_document(s, data, size, &error);
         if (r >= 0)
                 return 0;
-
-fail:
         if (!error && asprintf(&error, "%s", strerror(-r)) < 0)
                 error = NULL;
         if (ret_error)

@@ -160,10 +160,11 @@ int store_exec_args(Store *s, const StoreSql *sql, sqlite3_stmt **ret, const Sto
         if (r < 0)
                 return r;
         if (ret)
-                *ret = st;
+                *ret = st; /* the caller's _cleanup_stmt_reset_ resets it, errors included */
         r = store_bind_args(st, args, n);
-        if (r >= 0)
-                r = store_step(s, st);
+        if (r < 0)
+                return r;
+        r = store_step(s, st);
         if (!ret)
                 sqlite3_reset(st);
         return r;
