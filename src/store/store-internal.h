@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* What the store's own files (store.c, store-cache.c, store-colord.c, store-json.c) share:
- * the Store object, the table of prepared statements and the transaction helpers. Nothing
- * outside src/store includes this, apart from the store's unit test. */
+/* What the store's own files (store-*.c) share: the Store object, the statement slots and
+ * the one way to run a statement (store_exec), transactions, and each file's functions the
+ * others call. Nothing outside src/store includes this, apart from the store's unit tests. */
 #pragma once
 
 #include <sqlite3.h>
@@ -196,6 +196,11 @@ int store_mapping_insert_if_missing(Store *s, uid_t layer, const char *device_id
                                     int64_t timestamp_us);
 int store_device_enabled_insert_if_missing(Store *s, const char *device_id, bool enabled);
 int store_profile_title_insert_if_missing(Store *s, const char *profile_id, uid_t uid, const char *title);
+
+/* The JSON export's format (store-export.c, store-import.c). Version 1 had no
+ * "disk_profiles" and is still read. */
+#define STORE_EXPORT_FORMAT "tinct-store"
+#define STORE_EXPORT_VERSION 2
 
 /* Connections (store-db.c). SQLite's own handles, before or beside a Store. */
 

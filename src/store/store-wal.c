@@ -7,7 +7,7 @@
  * docs/durability.md) and says what it finds; the caller logs it and keeps a copy.
  *
  * Deliberately not here: repairing anything (a frame that fails its checksum cannot be
- * trusted), logging (store.c says it, it knows the context), SQLite itself. */
+ * trusted), logging (store-recover.c says it, it knows the context), SQLite itself. */
 #include "store-wal.h"
 
 #include <errno.h>

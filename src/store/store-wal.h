@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the write-ahead log beside the database holds, read before SQLite opens it (SQLite
- * drops a log it cannot use without a word). store-wal.c; store.c logs the findings and keeps
+ * drops a log it cannot use without a word). store-wal.c; store-recover.c logs the findings and keeps
  * a copy of a damaged log. docs/durability.md says what can and cannot be detected. */
 #pragma once
 
