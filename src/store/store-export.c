@@ -94,44 +94,41 @@ static int export_devices(Store *s, JsonWriter *w) {
         return 0;
 }
 
-static int export_enabled(Store *s, JsonWriter *w) {
-        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
-        int r = store_exec(s, &sql_export_enabled, &st);
-        if (r < 0)
-                return r;
-        json_write_key(w, "enabled");
-        json_write_begin_array(w);
-        for (; r > 0; r = store_step(s, st)) {
-                json_write_begin_object(w);
-                json_write_key(w, "device");
-                json_write_string(w, (const char *) sqlite3_column_text(st, 0));
-                json_write_key(w, "enabled");
-                json_write_bool(w, sqlite3_column_int(st, 1) != 0);
-                json_write_end_object(w);
-        }
-        json_write_end_array(w);
-        return r;
-}
+/* One column of a table's rows as one key of each JSON object. */
+typedef enum ColumnKind {
+        COLUMN_STRING,
+        COLUMN_INTEGER,
+        COLUMN_INTEGER_UNLESS_0, /* left out when 0, so older exports read the same */
+        COLUMN_BOOLEAN,
+} ColumnKind;
 
-static int export_mappings(Store *s, JsonWriter *w) {
+typedef struct Column {
+        const char *key;
+        ColumnKind kind;
+} Column;
+
+/* key: [ {column 0, column 1, ...}, ... ] for every row of sql. */
+static int export_rows(Store *s, JsonWriter *w, const char *key, const StoreSql *sql, const Column *columns,
+                       size_t n_columns) {
         _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
-        int r = store_exec(s, &sql_export_mappings, &st);
+        int r = store_exec(s, sql, &st);
         if (r < 0)
                 return r;
-        json_write_key(w, "mappings");
+        json_write_key(w, key);
         json_write_begin_array(w);
         for (; r > 0; r = store_step(s, st)) {
                 json_write_begin_object(w);
-                json_write_key(w, "device");
-                json_write_string(w, (const char *) sqlite3_column_text(st, 0));
-                json_write_key(w, "profile");
-                json_write_string(w, (const char *) sqlite3_column_text(st, 1));
-                json_write_key(w, "timestamp");
-                json_write_int64(w, sqlite3_column_int64(st, 2));
-                int64_t owner = sqlite3_column_int64(st, 3);
-                if (owner != STORE_LAYER_SYSTEM) { /* only then: the system's rows export as before */
-                        json_write_key(w, "owner");
-                        json_write_int64(w, owner);
+                for (size_t c = 0; c < n_columns; c++) {
+                        int64_t v = sqlite3_column_int64(st, (int) c);
+                        if (columns[c].kind == COLUMN_INTEGER_UNLESS_0 && v == 0)
+                                continue;
+                        json_write_key(w, columns[c].key);
+                        if (columns[c].kind == COLUMN_STRING)
+                                json_write_string(w, (const char *) sqlite3_column_text(st, (int) c));
+                        else if (columns[c].kind == COLUMN_BOOLEAN)
+                                json_write_bool(w, v != 0);
+                        else
+                                json_write_int64(w, v);
                 }
                 json_write_end_object(w);
         }
@@ -139,25 +136,29 @@ static int export_mappings(Store *s, JsonWriter *w) {
         return r;
 }
 
+static int export_enabled(Store *s, JsonWriter *w) {
+        static const Column columns[] = { { "device", COLUMN_STRING }, { "enabled", COLUMN_BOOLEAN } };
+        return export_rows(s, w, "enabled", &sql_export_enabled, columns, ELEMENTSOF(columns));
+}
+
+static int export_mappings(Store *s, JsonWriter *w) {
+        /* "owner" only for a user's own layer: the system's rows export as before layers. */
+        static const Column columns[] = {
+                { "device", COLUMN_STRING },
+                { "profile", COLUMN_STRING },
+                { "timestamp", COLUMN_INTEGER },
+                { "owner", COLUMN_INTEGER_UNLESS_0 },
+        };
+        return export_rows(s, w, "mappings", &sql_export_mappings, columns, ELEMENTSOF(columns));
+}
+
 static int export_titles(Store *s, JsonWriter *w) {
-        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
-        int r = store_exec(s, &sql_export_titles, &st);
-        if (r < 0)
-                return r;
-        json_write_key(w, "titles");
-        json_write_begin_array(w);
-        for (; r > 0; r = store_step(s, st)) {
-                json_write_begin_object(w);
-                json_write_key(w, "profile");
-                json_write_string(w, (const char *) sqlite3_column_text(st, 0));
-                json_write_key(w, "uid");
-                json_write_int64(w, sqlite3_column_int64(st, 1));
-                json_write_key(w, "title");
-                json_write_string(w, (const char *) sqlite3_column_text(st, 2));
-                json_write_end_object(w);
-        }
-        json_write_end_array(w);
-        return r;
+        static const Column columns[] = {
+                { "profile", COLUMN_STRING },
+                { "uid", COLUMN_INTEGER },
+                { "title", COLUMN_STRING },
+        };
+        return export_rows(s, w, "titles", &sql_export_titles, columns, ELEMENTSOF(columns));
 }
 
 /* The ICC bytes of disk profiles travel as lower-case hex. */

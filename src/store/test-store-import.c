@@ -318,7 +318,7 @@ static void test_json_parser(void) {
         assert_se(json_value_get_int64(v, &x) == -ERANGE);
         json_value_free(v);
 
-        /* writer: escaping, and refusing invalid UTF-8 */
+        /* writer: escaping */
         char *buf = NULL;
         size_t size = 0;
         FILE *f = open_memstream(&buf, &size);
@@ -332,12 +332,7 @@ static void test_json_parser(void) {
         fclose(f);
         assert_streq(buf, "{\n  \"k\\\"\": \"a\\u0001\\n\\\\ü\"\n}\n");
         free(buf);
-        f = open_memstream(&buf, &size);
-        json_writer_init(&w, f);
-        json_write_string(&w, "\xff");
-        assert_se(json_writer_finish(&w) == -EILSEQ);
-        fclose(f);
-        free(buf);
+        /* refusing invalid UTF-8: test-shared.c */
 }
 
 int main(void) {
