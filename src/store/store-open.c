@@ -59,6 +59,37 @@ static Store *store_alloc(const char *state_dir) {
         return TAKE_PTR(s);
 }
 
+/* Opens s->db_path into s->db, or puts the newest good backup in place of a damaged file.
+ * Logs why it fails. */
+static int open_or_recover(Store *s, bool existed, int *ret_version) {
+        /* An emptied file is damage too; recover before SQLite writes a fresh header into it,
+         * so the file kept aside is exactly what was found. */
+        struct stat st;
+        if (existed && stat(s->db_path, &st) >= 0 && st.st_size == 0 && store_any_backup_exists(s))
+                return store_recover(s, "the file is empty (truncated?)", ret_version);
+
+        _cleanup_free_ char *reason = NULL;
+        int r = store_db_open_main(s->db_path, &s->db, ret_version, &reason);
+        if (r == -EBADMSG)
+                return store_recover(s, strempty(reason), ret_version);
+        if (r < 0) {
+                if (store_open_error_is_unwritable(r)) {
+                        int q = probe_unwritable(s->state_dir);
+                        if (q < 0)
+                                r = q; /* the filesystem's own reason, not SQLite's guess */
+                }
+                return log_error_errno(r, "Failed to open %s: %m (%s)", s->db_path, strempty(reason));
+        }
+        if (*ret_version == 0 && existed && store_any_backup_exists(s)) {
+                /* An existing file without our schema while backups exist: it was truncated
+                 * or replaced. A store we created ourselves never stays at version 0. */
+                sqlite3_close_v2(s->db);
+                s->db = NULL;
+                return store_recover(s, "the file holds no schema (truncated?)", ret_version);
+        }
+        return 0;
+}
+
 int store_open_version(const char *state_dir, StoreOpenFlags flags, int max_version, Store **ret) {
         int r;
 
@@ -93,27 +124,7 @@ int store_open_version(const char *state_dir, StoreOpenFlags flags, int max_vers
                 store_check_wal(s);
 
         int version = 0;
-        _cleanup_free_ char *reason = NULL;
-        struct stat st;
-        /* An emptied file is damage too; recover before SQLite writes a fresh header into it,
-         * so the file kept aside is exactly what was found. */
-        if (existed && stat(s->db_path, &st) >= 0 && st.st_size == 0 && store_any_backup_exists(s))
-                r = store_recover(s, "the file is empty (truncated?)", &version);
-        else
-                r = store_db_open_main(s->db_path, &s->db, &version, &reason);
-        if (r == -EBADMSG)
-                r = store_recover(s, strempty(reason), &version);
-        else if (r >= 0 && version == 0 && existed && store_any_backup_exists(s)) {
-                /* An existing file without our schema while backups exist: it was truncated
-                 * or replaced. A store we created ourselves never stays at version 0. */
-                sqlite3_close_v2(s->db);
-                s->db = NULL;
-                r = store_recover(s, "the file holds no schema (truncated?)", &version);
-        } else if (r < 0) {
-                if (store_open_error_is_unwritable(r) && probe_unwritable(state_dir) < 0)
-                        r = probe_unwritable(state_dir);
-                return log_error_errno(r, "Failed to open %s: %m (%s)", s->db_path, strempty(reason));
-        }
+        r = open_or_recover(s, existed, &version);
         if (r < 0)
                 return r;
 
