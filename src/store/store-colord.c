@@ -69,7 +69,8 @@ static int insert_mapping(Store *s, const unsigned char *device, const unsigned 
                 return 0;
         }
         /* colord's mappings are everyone's (colord §16.15): the system's layer. */
-        int r = store_mapping_insert_if_missing(s, STORE_LAYER_SYSTEM, (const char *) device, (const char *) profile, ts);
+        int r = store_mapping_insert_if_missing(s, STORE_LAYER_SYSTEM, (const char *) device, (const char *) profile,
+                                                ts);
         if (r < 0)
                 return r;
         c->mappings += r;

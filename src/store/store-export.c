@@ -2,9 +2,9 @@
 /* JSON export of the store's content (not the profile cache, which is derived
  * from files and keyed by inode, so it means nothing on another machine).
  *
- * Format (version 2; version 1 had no "disk_profiles" and is still read), with every list in a fixed order so two exports of the same content
- * are byte-identical:
- *   { "format": "tinct-store", "version": 1,
+ * Format (version 2; version 1 had no "disk_profiles" and is still read), with every list
+ * in a fixed order so two exports of the same content are byte-identical:
+ *   { "format": "tinct-store", "version": 2,
  *     "info":     { key: value, ... }                         (by key)
  *     "devices":  [ { "id": ..., "properties": { k: v }, "owner": n } ]  (insertion order, keys
  *                 as set; "owner" only when not 0, i.e. created by a user)

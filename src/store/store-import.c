@@ -321,7 +321,9 @@ static int import_disk_profile(Store *s, const JsonValue *e, char **ret_error) {
         } else if (data->type != JSON_NULL)
                 return import_error(ret_error, data, "disk profile \"data\" must be a hex string or null");
 
-        StoreDiskProfile p = { .id = (char *) id, .owner = (uid_t) owner, .properties = pairs, .data = bytes, .size = size };
+        StoreDiskProfile p = {
+                .id = (char *) id, .owner = (uid_t) owner, .properties = pairs, .data = bytes, .size = size,
+        };
         r = store_disk_profile_add(s, &p);
         if (r == -EEXIST)
                 return import_error(ret_error, e, "duplicate disk profile \"%s\"", id);
@@ -395,7 +397,8 @@ static int import_check_header(const JsonValue *doc, int64_t *ret_version, char 
         if (!streq(format, STORE_EXPORT_FORMAT))
                 return import_error(ret_error, doc, "not a tinct store export (format \"%s\")", format);
         if (*ret_version > STORE_EXPORT_VERSION)
-                return import_error(ret_error, doc, "export format version %" PRId64 " is not supported (this build reads %d)",
+                return import_error(ret_error, doc,
+                                    "export format version %" PRId64 " is not supported (this build reads %d)",
                                     *ret_version, STORE_EXPORT_VERSION);
         return 0;
 }

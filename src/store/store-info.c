@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The store_info table: small key/value facts about the store itself (that colord's
- * databases were imported, and when). Exported and imported with the rest. */
+ * databases were imported, and when). Exported and imported with the rest.
+ *
+ * Deliberately not here: the schema version, which is SQLite's user_version (store-migrate.c). */
 #include "store-internal.h"
 
 #include <assert.h>

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Per-user profile titles (Profile.Title as each uid set it, colord keeps them per user
- * too). Only the text: which uid may set one is the daemon's business. */
+/* Per-user profile titles (Profile.Title as each uid set it; colord keeps them per user
+ * too).
+ *
+ * Deliberately not here: which uid may set one, and the length rule (the daemon's). */
 #include "store-internal.h"
 
 #include <assert.h>
@@ -14,7 +16,10 @@ static const StoreSql sql_insert_if_missing = {
         STMT_TITLE_INSERT_IF_MISSING,
         "INSERT INTO profile_titles (profile_id, uid, title) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
 };
-static const StoreSql sql_get = { STMT_TITLE_GET, "SELECT title FROM profile_titles WHERE profile_id = ?1 AND uid = ?2" };
+static const StoreSql sql_get = {
+        STMT_TITLE_GET,
+        "SELECT title FROM profile_titles WHERE profile_id = ?1 AND uid = ?2",
+};
 
 int store_profile_title_set(Store *s, const char *profile_id, uid_t uid, const char *title) {
         assert(profile_id && title);
