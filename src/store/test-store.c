@@ -361,9 +361,51 @@ static void test_bounds(void) {
         rm_rf(dir);
 }
 
+/* store_exec()'s binder: every kind of value, NULLs, and the programming errors it asserts
+ * (a wrong number of values, two SQL texts for one cache slot). */
+static void test_bind_args(void) {
+        _cleanup_free_ char *dir = make_temp_dir();
+        Store *s = NULL;
+        assert_se(store_open(dir, &s) == 0);
+
+        sqlite3_stmt *st = NULL;
+        assert_se(sqlite3_prepare_v2(s->db, "SELECT ?1, ?2, ?3, ?4, ?5, typeof(?6), typeof(?7), typeof(?8)", -1, &st,
+                                     NULL) == SQLITE_OK);
+        char *list[] = { "a", "", "ü", NULL }, *empty[] = { NULL };
+        static const uint8_t blob[] = { 0, 1, 0xff };
+        const StoreArg args[] = {
+                ARG_TEXT("text ü"), ARG_INT(INT64_MIN), ARG_STRV(list), ARG_BLOB(blob, sizeof blob), ARG_STRV(empty),
+                ARG_TEXT(NULL), ARG_STRV(NULL), ARG_BLOB(NULL, 0),
+        };
+        assert_se(store_bind_args(st, args, ELEMENTSOF(args)) == 0);
+        assert_se(sqlite3_step(st) == SQLITE_ROW);
+        assert_streq((const char *) sqlite3_column_text(st, 0), "text ü");
+        assert_se(sqlite3_column_int64(st, 1) == INT64_MIN);
+        _cleanup_strv_free_ char **back = NULL, **none = NULL;
+        assert_se(store_column_strv(st, 2, &back) == 0 && strv_length(back) == 3);
+        assert_streq(back[1], "");
+        assert_streq(back[2], "ü");
+        assert_se(sqlite3_column_bytes(st, 3) == 3 && memcmp(sqlite3_column_blob(st, 3), blob, 3) == 0);
+        assert_se(store_column_strv(st, 4, &none) == 0 && none && !none[0]); /* empty, not NULL */
+        for (int c = 5; c <= 7; c++)
+                assert_streq((const char *) sqlite3_column_text(st, c), "null");
+        sqlite3_reset(st);
+        assert_aborts(store_bind_args(st, args, 2));
+        sqlite3_finalize(st);
+
+        /* A statement's slot holds one SQL text. */
+        _cleanup_free_ char *v = NULL;
+        assert_se(store_info_get(s, "nothing", &v) == -ENOENT);
+        static const StoreSql other = { STMT_INFO_GET, "SELECT 1 WHERE ?1 IS NULL" };
+        assert_aborts(store_exec(s, &other, NULL, ARG_TEXT(NULL)));
+        s = store_free(s);
+        rm_rf(dir);
+}
+
 int main(void) {
         log_set_max_level(getenv("TEST_VERBOSE") ? LOG_DEBUG : LOG_INFO);
         test_basics();
+        test_bind_args();
         test_persistence();
         test_mapping_layers();
         test_disk_profiles();
