@@ -20,7 +20,7 @@
 #define GONE_MASK (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_UNMOUNT)
 
 typedef struct Pending {
-        bool existed;   /* before the first event since the last report */
+        bool existed;   /* no IN_CREATE or IN_MOVED_TO as the first event since the last report */
         bool exists;    /* after the last one */
         bool writing;   /* modified and not closed since */
         char name[];
@@ -227,13 +227,11 @@ void dirwatch_flush(DirWatch *w) {
                 for (size_t k = first; k < n_taken; k++) {
                         const Pending *p = taken[k];
                         (void) hashmap_remove(d->pending, p->name);
-                        if (p->existed && p->exists)
-                                changes[n++] = (DirWatchChange) { d->path, p->name, DIR_NAME_CHANGED };
-                        else if (p->exists)
-                                changes[n++] = (DirWatchChange) { d->path, p->name, DIR_NAME_ADDED };
-                        else if (p->existed)
-                                changes[n++] = (DirWatchChange) { d->path, p->name, DIR_NAME_REMOVED };
-                        /* else made and removed within the burst: nothing happened */
+                        /* A name made within the burst is reported removed all the same:
+                         * a rename over an existing entry says only IN_MOVED_TO, so what
+                         * was there before is not known here. */
+                        DirChange change = !p->exists ? DIR_NAME_REMOVED : p->existed ? DIR_NAME_CHANGED : DIR_NAME_ADDED;
+                        changes[n++] = (DirWatchChange) { d->path, p->name, change };
                 }
                 if (hashmap_size(d->pending) == 0)
                         d->pending = hashmap_free(d->pending);

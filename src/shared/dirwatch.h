@@ -24,9 +24,10 @@ typedef struct DirWatch DirWatch;
 
 /* The net effect of the events on a name since the last report. */
 typedef enum DirChange {
-        DIR_NAME_ADDED,   /* was not there, is now */
-        DIR_NAME_CHANGED, /* was there and is (written, touched, replaced) */
-        DIR_NAME_REMOVED, /* was there, is not */
+        DIR_NAME_ADDED,   /* there now, and came by IN_CREATE or IN_MOVED_TO (which a rename
+                           * over an existing entry also sends: "added" may replace one) */
+        DIR_NAME_CHANGED, /* there before and now (written, touched) */
+        DIR_NAME_REMOVED, /* not there now (perhaps made and removed within the burst) */
         DIR_RESCAN,       /* name is NULL: the directory came, went, or events were lost */
 } DirChange;
 

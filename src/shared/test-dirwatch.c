@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit test of the directory watcher on a real inotify fd and sd-event loop, in a temporary
- * directory: names reported with their net change, temporary names that come and go in one
- * burst left out, a file being written held back until it is closed, a missing directory
+ * directory: names reported with their net change (a temporary name that came and went in
+ * one burst as removed: that is all the events can tell), a rename over an existing name
+ * followed by its removal reported as a removal, a file being written held back until it is closed, a missing directory
  * waited for and its coming and going reported as a rescan, a real queue overflow turned
  * into a rescan, and no fd left behind, also when setting up fails. Every step waits for the
  * report (the loop runs until the handler was called), never for a time. */
@@ -102,13 +103,19 @@ static void test_names(sd_event *e, Ctx *c, DirWatch *w) {
         write_file(c->root, "b.icc", "");
         write_file(c->root, ".c.tmp", "three");
         do_rename(c->root, ".c.tmp", "c.icc");
-        assert_streq(next_report(e, c), ".:a.icc+ .:b.icc+ .:c.icc+");
+        assert_streq(next_report(e, c), ".:.c.tmp- .:a.icc+ .:b.icc+ .:c.icc+");
 
         /* rewritten, removed, renamed inside */
         write_file(c->root, "a.icc", "one again");
         do_unlink(c->root, "b.icc");
         do_rename(c->root, "c.icc", "d.icc");
         assert_streq(next_report(e, c), ".:a.icc~ .:b.icc- .:c.icc- .:d.icc+");
+
+        /* renamed over an existing name and then removed, in one burst (udevd's database) */
+        write_file(c->root, ".d.tmp", "new d");
+        do_rename(c->root, ".d.tmp", "d.icc");
+        do_unlink(c->root, "d.icc");
+        assert_streq(next_report(e, c), ".:.d.tmp- .:d.icc-");
 
         /* a file being written is held back until closed, even when another one is reported */
         _cleanup_free_ char *p = path_in(c->root, "w.icc");
