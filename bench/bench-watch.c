@@ -58,6 +58,19 @@ static int wait_signal(sd_bus *bus, Wait *w, uint64_t timeout_nsec) {
         return 0;
 }
 
+/* Renames from to target (or, with from NULL, removes target) and adds the time until
+ * ProfileAdded (ProfileRemoved) arrives to into. */
+static int timed(sd_bus *bus, Wait *w, const char *from, const char *target, uint64_t timeout, Samples *into) {
+        *w = (Wait) { .member = from ? "ProfileAdded" : "ProfileRemoved" };
+        uint64_t t0 = now_nsec();
+        if ((from ? rename(from, target) : unlink(target)) < 0)
+                return -errno;
+        int r = wait_signal(bus, w, timeout);
+        if (r < 0)
+                return r;
+        return samples_add(into, now_nsec() - t0);
+}
+
 static int write_staged(const char *path, const uint8_t *data, size_t size) {
         _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (fd < 0)
@@ -134,33 +147,11 @@ int main(int argc, char **argv) {
                         fprintf(stderr, "writing %s: %s\n", staged, strerror(-r));
                         break;
                 }
-                w = (Wait) { .member = "ProfileAdded" };
-                uint64_t t0 = now_nsec();
-                if (rename(staged, target) < 0) {
-                        r = -errno;
-                        fprintf(stderr, "rename into %s: %m\n", dir);
-                        break;
-                }
-                r = wait_signal(bus, &w, timeout);
-                if (r < 0) {
-                        fprintf(stderr, "round %zu: no ProfileAdded for %s: %s\n", i, target, strerror(-r));
-                        break;
-                }
-                (void) samples_add(&added, now_nsec() - t0);
-
-                w = (Wait) { .member = "ProfileRemoved" };
-                t0 = now_nsec();
-                if (unlink(target) < 0) {
-                        r = -errno;
-                        fprintf(stderr, "unlink %s: %m\n", target);
-                        break;
-                }
-                r = wait_signal(bus, &w, timeout);
-                if (r < 0) {
-                        fprintf(stderr, "round %zu: no ProfileRemoved for %s: %s\n", i, target, strerror(-r));
-                        break;
-                }
-                (void) samples_add(&removed, now_nsec() - t0);
+                r = timed(bus, &w, staged, target, timeout, &added);
+                if (r >= 0)
+                        r = timed(bus, &w, NULL, target, timeout, &removed);
+                if (r < 0)
+                        fprintf(stderr, "round %zu: %s: %s\n", i, target, strerror(-r));
         }
         (void) unlink(staged);
         sd_bus_flush_close_unref(bus);

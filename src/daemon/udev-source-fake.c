@@ -130,42 +130,62 @@ static int fake_devnode(const char *dir, char **ret) {
         return r;
 }
 
+/* What the device's sysfs directory (dir, below a root of root_len characters) and its
+ * database file db say. dir is cut short on the way up. */
+static int read_device(char *dir, size_t root_len, const char *db, UdevInfo *i) {
+        int r = dup_or_null(dir + root_len, &i->syspath);
+        if (r < 0)
+                return r;
+        r = fake_subsystem(dir, &i->subsystem);
+        if (r < 0)
+                return r;
+        r = fake_devnode(dir, &i->devnode);
+        if (r < 0)
+                return r;
+        r = read_db(db, i);
+        if (r < 0)
+                return r;
+        r = read_attr(dir, "bDeviceClass", &i->device_class);
+        if (r < 0)
+                return r;
+        r = read_attr(dir, "manufacturer", &i->manufacturer);
+        if (r < 0)
+                return r;
+        r = read_attr(dir, "product", &i->product);
+        if (r < 0)
+                return r;
+        /* Up to ROOT/sys/devices, as sd_device_get_parent() would go. */
+        while (!i->removable && strlen(dir) > root_len + strlen("/sys/devices")) {
+                r = read_attr(dir, "removable", &i->removable);
+                if (r < 0)
+                        return r;
+                *strrchr(dir, '/') = 0;
+        }
+        return 0;
+}
+
 /* The device whose udev database file is ROOT/run/udev/data/<db_name>, its syspath as the
- * kernel would name it (without ROOT). -ENOENT when the file or the device's sysfs directory
- * is missing; -EINVAL for a name that is not c<major>:<minor>. */
-static int read_db_device(const char *root, const char *db_name, UdevInfo *ret) {
+ * kernel would name it (without ROOT), into i (which the caller clears, also on failure).
+ * -ENOENT when the file or the device's sysfs directory is missing; -EINVAL for a name that
+ * is not c<major>:<minor>. */
+static int read_db_device(const char *root, const char *db_name, UdevInfo *i) {
         _cleanup_free_ char *real_root = NULL, *db = NULL, *link = NULL, *dir = NULL;
-        UdevInfo i = {};
-        int r;
 
         if (!valid_db_name(db_name))
                 return -EINVAL;
-        if (!(real_root = realpath(root, NULL)))
+        real_root = realpath(root, NULL);
+        if (!real_root)
                 return -errno;
         if (asprintf(&db, "%s/run/udev/data/%s", root, db_name) < 0 ||
             asprintf(&link, "%s/sys/dev/char/%s", root, db_name + 1) < 0)
                 return -ENOMEM;
-        if (!(dir = realpath(link, NULL)))
+        dir = realpath(link, NULL);
+        if (!dir)
                 return -errno;
         size_t n = strlen(real_root);
         if (strncmp(dir, real_root, n) != 0 || dir[n] != '/')
                 return -ENOENT; /* a link out of the tree is not a device of it */
-        if ((r = dup_or_null(dir + n, &i.syspath)) < 0 || (r = fake_subsystem(dir, &i.subsystem)) < 0 ||
-            (r = fake_devnode(dir, &i.devnode)) < 0 || (r = read_db(db, &i)) < 0 ||
-            (r = read_attr(dir, "bDeviceClass", &i.device_class)) < 0 ||
-            (r = read_attr(dir, "manufacturer", &i.manufacturer)) < 0 || (r = read_attr(dir, "product", &i.product)) < 0)
-                goto fail;
-        /* Up to ROOT/sys/devices, as sd_device_get_parent() would go. */
-        for (char *p = dir; !i.removable && strlen(p) > n + strlen("/sys/devices");) {
-                if ((r = read_attr(p, "removable", &i.removable)) < 0)
-                        goto fail;
-                *strrchr(p, '/') = 0;
-        }
-        *ret = i;
-        return 0;
-fail:
-        udev_info_done(&i);
-        return r;
+        return read_device(dir, n, db, i);
 }
 
 /* ---- following the tree ---------------------------------------------------------------- */
@@ -228,6 +248,7 @@ static void db_added(UdevSource *s, Fake *f, const char *name) {
         if (r < 0) {
                 if (r != -EINVAL)
                         log_debug_errno(r, "udev database %s: no device: %m", name);
+                udev_info_done(&i);
                 return;
         }
         if (udev_source_wants(s, i.subsystem)) {

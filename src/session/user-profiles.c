@@ -261,32 +261,37 @@ static int list_dir(const char *dir, FileList *into) {
         return r;
 }
 
-/* Applies a listing of some paths against what was known there before. */
-static void apply(UserProfiles *u, FileList *before, FileList *after) {
-        file_list_sort(before);
-        file_list_sort(after);
-        file_list_diff(before, after, on_file_change, u);
-        if (file_list_update(&u->listing, before, after) < 0)
-                log_oom(); /* the listing is stale: the next change of these files is taken as new */
-        register_pending(u);
+/* Lists path again into `after` (a whole directory, or one entry of one), and what was
+ * known there into `before`. */
+static int list_again(UserProfiles *u, const char *path, bool whole_dir, FileList *before, FileList *after) {
+        int r = file_list_collect(&u->listing, path, before);
+        if (r < 0)
+                return r;
+        return whole_dir ? list_dir(path, after) : add_if_file(path, after);
+}
+
+/* Applies what list_again() found (unless r says it failed) against what was known. */
+static void apply(UserProfiles *u, int r, FileList *before, FileList *after) {
+        if (r < 0)
+                log_oom();
+        else {
+                file_list_sort(before);
+                file_list_sort(after);
+                file_list_diff(before, after, on_file_change, u);
+                if (file_list_update(&u->listing, before, after) < 0)
+                        log_oom(); /* the listing is stale: the next change of these files is taken as new */
+                register_pending(u);
+        }
+        file_list_clear(before);
+        file_list_clear(after);
 }
 
 static void rescan_all(UserProfiles *u) {
         FileList before = {}, after = {};
         int r = 0;
-        STRV_FOREACH(dir, u->dirs) {
-                r = file_list_collect(&u->listing, *dir, &before);
-                if (r >= 0)
-                        r = list_dir(*dir, &after);
-                if (r < 0)
-                        break;
-        }
-        if (r < 0)
-                log_oom();
-        else
-                apply(u, &before, &after);
-        file_list_clear(&before);
-        file_list_clear(&after);
+        for (char **dir = u->dirs; r >= 0 && dir && *dir; dir++)
+                r = list_again(u, *dir, true, &before, &after);
+        apply(u, r, &before, &after);
 }
 
 /* What the watcher names is listed again; a directory that came or went, or lost events,
@@ -299,23 +304,16 @@ static void on_changes(const DirWatchChange *changes, size_t n, void *userdata) 
         for (size_t i = 0; r >= 0 && i < n; i++) {
                 const DirWatchChange *c = &changes[i];
                 _cleanup_free_ char *path = NULL;
-                if (c->change == DIR_RESCAN) {
-                        r = file_list_collect(&u->listing, c->dir, &before);
-                        if (r >= 0)
-                                r = list_dir(c->dir, &after);
-                } else if (session_name_is_candidate(c->name)) {
-                        if (asprintf(&path, "%s/%s", c->dir, c->name) < 0)
-                                r = -ENOMEM;
-                        else if ((r = file_list_collect(&u->listing, path, &before)) >= 0)
-                                r = add_if_file(path, &after);
-                }
+                if (c->change == DIR_RESCAN)
+                        r = list_again(u, c->dir, true, &before, &after);
+                else if (!session_name_is_candidate(c->name))
+                        continue;
+                else if (asprintf(&path, "%s/%s", c->dir, c->name) < 0)
+                        r = -ENOMEM;
+                else
+                        r = list_again(u, path, false, &before, &after);
         }
-        if (r < 0)
-                log_oom();
-        else
-                apply(u, &before, &after);
-        file_list_clear(&before);
-        file_list_clear(&after);
+        apply(u, r, &before, &after);
 }
 
 void user_profiles_rescan_now(UserProfiles *u) {
