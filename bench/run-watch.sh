@@ -17,7 +17,8 @@
 # parses, registers and exports every one. The file moved in and out is one more of them.
 # For each size tinct-bench-startup starts the daemon on an empty state directory (its
 # start-up figure is reported as startup.watch-pN), waits until GetProfiles lists all N,
-# and runs tinct-bench-watch (20 rounds of rename in / unlink). A private bus in a temp
+# and runs tinct-bench-watch ($TINCT_WATCH_ROUNDS, default 30, rounds of rename in / unlink;
+# TINCT_WATCH_COUNTS overrides the sizes). A private bus in a temp
 # dir; nothing else is touched. RESULT lines on stdout; also written to
 # bench/results/watch-<daemon>.txt. Not a test: no figure fails it, only a signal that
 # does not come (10 s) or a start that does not finish (900 s).
@@ -29,6 +30,7 @@ DAEMON_BUILD=$(cd "${1:-$SRC/build-bench}" && pwd)
 BENCH_BUILD=$(cd "${2:-$DAEMON_BUILD}" && pwd)
 RESULTS=${TINCT_BENCH_RESULTS:-$SRC/bench/results}
 COUNTS=${TINCT_WATCH_COUNTS:-1000 10000 100000}
+ROUNDS=${TINCT_WATCH_ROUNDS:-30}
 TMP=$(mktemp -d /tmp/tinct-bench-watch.XXXXXX)
 bus_pid=
 cleanup() {
@@ -59,7 +61,7 @@ measure() { # DAEMON BINARY N
                 --state-dir "$TMP/state-$name-$n" --profile-dir "$dir" --expect "$n" --key "watch-p$n" \
                 --timeout 900 --log "$TMP/$name.log" -- \
                 "$BENCH_BUILD/bench/tinct-bench-watch" --profile-dir "$dir" \
-                --source "$TMP/extra/bench-999999.icc" --key "$name.p$n"
+                --source "$TMP/extra/bench-999999.icc" --rounds "$ROUNDS" --key "$name.p$n"
 }
 
 mkdir -p "$RESULTS"
