@@ -3,6 +3,10 @@
  * nothing else includes this. */
 #pragma once
 
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "udev-source.h"
 
 typedef struct UdevSourceBackend {
@@ -25,3 +29,11 @@ extern const UdevSourceBackend udev_source_system;
 extern const UdevSourceBackend udev_source_fake;
 
 bool udev_source_wants(const UdevSource *s, const char *subsystem);
+
+/* A copy of s, or NULL for NULL; -ENOMEM. */
+static inline int dup_or_null(const char *s, char **ret) {
+        *ret = NULL;
+        if (s && !(*ret = strdup(s)))
+                return -ENOMEM;
+        return 0;
+}

@@ -35,13 +35,6 @@ typedef struct Fake {
         Hashmap *devices;       /* database file name → DbDevice */
 } Fake;
 
-static int dup_or_null(const char *s, char **ret) {
-        *ret = NULL;
-        if (s && !(*ret = strdup(s)))
-                return -ENOMEM;
-        return 0;
-}
-
 /* A sysfs attribute without its trailing newline; NULL (and 0) when it is missing. */
 static int read_attr(const char *dir, const char *name, char **ret) {
         _cleanup_free_ char *path = NULL;

@@ -10,13 +10,6 @@
 #include "strv.h"
 #include "udev-source-backend.h"
 
-static int dup_or_null(const char *s, char **ret) {
-        *ret = NULL;
-        if (s && !(*ret = strdup(s)))
-                return -ENOMEM;
-        return 0;
-}
-
 static int dup_attr(sd_device *d, const char *attr, char **ret) {
         const char *v = NULL;
         (void) sd_device_get_sysattr_value(d, attr, &v);
