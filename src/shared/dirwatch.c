@@ -274,9 +274,18 @@ int dirwatch_new(sd_event *event, uint64_t delay_usec, DirWatchHandler handler, 
 }
 
 int dirwatch_add(DirWatch *w, const char *dir) {
-        for (size_t i = 0; i < w->n_dirs; i++)
-                if (streq(w->dirs[i]->path, dir))
-                        return 0;
+        for (size_t i = 0; i < w->n_dirs; i++) {
+                Dir *d = w->dirs[i];
+                if (!streq(d->path, dir))
+                        continue;
+                /* Known: watched again where it is now. Its watch may follow an inode that
+                 * moved away with a parent, while the caller lists the path. */
+                int old = d->wd;
+                int r = resolve(w, d);
+                if (old >= 0 && old != d->wd && !wd_in_use(w, old))
+                        (void) inotify_rm_watch(w->fd, old);
+                return r == -ENOENT ? 0 : r;
+        }
         Dir **grown = realloc(w->dirs, (w->n_dirs + 1) * sizeof *grown);
         if (!grown)
                 return -ENOMEM;

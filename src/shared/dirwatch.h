@@ -48,9 +48,10 @@ int dirwatch_new(sd_event *event, uint64_t delay_usec, DirWatchHandler handler, 
 DirWatch *dirwatch_free(DirWatch *w);
 DEFINE_TRIVIAL_CLEANUP_FUNC(DirWatch *, dirwatch_free);
 
-/* Watches dir (again a no-op). A missing directory is waited for; its appearance is
- * reported as DIR_RESCAN. Errors: -ENOMEM, or inotify's for a directory that exists but
- * cannot be watched (then nothing is added). */
+/* Watches dir. A missing directory is waited for; its appearance is reported as
+ * DIR_RESCAN. Added again, it is watched where the path leads now (a directory moved away
+ * with its parent and another made in its place), with no second entry. Errors: -ENOMEM, or
+ * inotify's for a directory that exists but cannot be watched (then nothing is added). */
 int dirwatch_add(DirWatch *w, const char *dir);
 /* Drains the fd and reports what is pending now, without waiting for the delay (a caller
  * that has just written a file and wants it taken at once). */
