@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Display discovery (see display.h): reading the DRM connectors from sysfs, making the
- * display devices and their EDID profiles, and the two watches (sd-device monitor for a real
- * sysfs, inotify for a fake one). The naming and diff rules are in display-scan.c. */
+ * display devices and their EDID profiles, and a debounced rescan on every drm event of
+ * udev-source.h. The naming and diff rules are in display-scan.c. */
 #include "display.h"
 
 #include <ctype.h>
@@ -10,9 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/inotify.h>
 #include <sys/stat.h>
-#include <systemd/sd-device.h>
 
 #include "daemon-dbus.h"
 #include "device.h"
@@ -29,6 +27,7 @@
 #include "profile-load.h"
 #include "profile-warnings.h"
 #include "profile.h"
+#include "udev-source.h"
 
 /* One plug makes several events (status, then edid; or a burst from the kernel): one rescan. */
 #define RESCAN_DELAY_USEC (50 * 1000ULL)
@@ -44,9 +43,7 @@ struct DisplayWatch {
         Hashmap *aliases;       /* plain id → DisplayConnector in known (identical monitors) */
         char **profiles;        /* ids of the EDID profiles this module registered */
 
-        sd_device_monitor *monitor;
-        int inotify_fd;
-        sd_event_source *io;
+        UdevSource *source;     /* drm events: any of them means "look again" */
         Debounce *rescan;
 };
 
@@ -54,10 +51,8 @@ DisplayWatch *display_watch_free(DisplayWatch *w) {
         if (!w)
                 return NULL;
         /* Devices and profiles belong to the manager, which frees them itself. */
-        sd_device_monitor_unref(w->monitor);
-        sd_event_source_disable_unref(w->io);
+        udev_source_free(w->source);
         debounce_free(w->rescan);
-        closep(&w->inotify_fd);
         hashmap_free(w->aliases);
         display_list_clear(&w->known);
         strv_free(w->profiles);
@@ -456,69 +451,27 @@ static void rescan(DisplayWatch *w) {
 
 /* ---- watching ------------------------------------------------------------------------ */
 
-static void schedule_rescan(DisplayWatch *w) {
-        debounce_schedule(w->rescan);
-}
-
 static void on_rescan(void *userdata) {
         rescan(userdata);
 }
 
-static int on_device_event(sd_device_monitor *monitor, sd_device *device, void *userdata) {
-        /* add, change (hotplug on a connector is a "change" of the card), remove: all mean "look again". */
-        schedule_rescan(userdata);
-        return 0;
-}
-
-static void watch_tree(DisplayWatch *w) {
-        const uint32_t mask = IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE |
-                              IN_ATTRIB | IN_ONLYDIR;
-        if (w->inotify_fd < 0)
-                return;
-        if (inotify_add_watch(w->inotify_fd, w->drm_dir, mask) < 0 && errno != ENOENT)
-                log_debug_errno(errno, "Cannot watch %s: %m", w->drm_dir);
-        DIR *d = opendir(w->drm_dir);
-        if (!d)
-                return;
-        struct dirent *de;
-        while ((de = readdir(d))) {
-                _cleanup_free_ char *path = NULL;
-                if (de->d_name[0] == '.' || asprintf(&path, "%s/%s", w->drm_dir, de->d_name) < 0)
-                        continue;
-                (void) inotify_add_watch(w->inotify_fd, path, mask);
-        }
-        closedir(d);
-}
-
-static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+static void on_drm_event(UdevAction action, const UdevInfo *info, void *userdata) {
         DisplayWatch *w = userdata;
-        char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-        while (read(fd, buf, sizeof buf) > 0)
-                ;
-        watch_tree(w); /* a new connector directory needs its own watch */
-        schedule_rescan(w);
-        return 0;
+        /* add, change (hotplug on a connector is a "change" of the card), remove: all mean
+         * "look again", once for a burst. */
+        debounce_schedule(w->rescan);
 }
 
-static int watch_setup(DisplayWatch *w, bool fake_tree) {
+static int watch_setup(DisplayWatch *w) {
+        static char *const subsystems[] = { (char *) "drm", NULL };
         Manager *m = w->manager;
         int r = debounce_new(m->event, RESCAN_DELAY_USEC, on_rescan, w, &w->rescan);
         if (r < 0)
                 return r;
-        if (fake_tree) {
-                /* Tests rewrite status and edid files; sysfs itself sends no inotify events. */
-                w->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-                if (w->inotify_fd < 0)
-                        return -errno;
-                watch_tree(w);
-                return sd_event_add_io(m->event, &w->io, w->inotify_fd, EPOLLIN, on_inotify, w);
-        }
-        if ((r = sd_device_monitor_new(&w->monitor)) < 0 ||
-            (r = sd_device_monitor_filter_add_match_subsystem_devtype(w->monitor, "drm", NULL)) < 0 ||
-            (r = sd_device_monitor_attach_event(w->monitor, m->event)) < 0 ||
-            (r = sd_device_monitor_start(w->monitor, on_device_event, w)) < 0)
+        r = udev_source_new(m->event, m->config.sysfs_root, subsystems, on_drm_event, w, &w->source);
+        if (r < 0)
                 return r;
-        return 0;
+        return udev_source_watch(w->source);
 }
 
 int display_discovery_start(Manager *m) {
@@ -531,7 +484,6 @@ int display_discovery_start(Manager *m) {
                 return log_oom();
         m->display_watch = w;
         w->manager = m;
-        w->inotify_fd = -1;
         const char *root = strempty(m->config.sysfs_root);
         if (asprintf(&w->drm_dir, "%s/sys/class/drm", root) < 0 ||
             asprintf(&w->pnp_ids, "%s%s", root, EDID_ICC_PNP_IDS_PATH) < 0 ||
@@ -539,7 +491,7 @@ int display_discovery_start(Manager *m) {
                 return log_oom();
 
         if (m->event) {
-                int r = watch_setup(w, !isempty(m->config.sysfs_root));
+                int r = watch_setup(w);
                 if (r < 0)
                         log_warning_errno(r, "Display hotplug is not followed: %m");
         }

@@ -2,8 +2,8 @@
 /* Display discovery: every connected DRM connector with a usable EDID becomes a display
  * device owned by the daemon (kind display, scope normal, owner 0, id as GNOME and colord-kde
  * make it, colord §9.4), with an ICC profile generated from its EDID attached soft unless a
- * hard mapping exists. Hotplug comes from an sd-device monitor on the real sysfs, or from
- * inotify on a fake tree (--sysfs-root); either only triggers a rescan, whose diff
+ * hard mapping exists. Hotplug comes from udev-source.h's drm events (the real system, or
+ * the fake tree of --sysfs-root); an event only triggers a rescan, whose diff
  * (display-scan.h) adds, removes and replaces devices. --no-udev turns all of it off.
  *
  * Deliberately not here: the session's own display devices (clients create those with

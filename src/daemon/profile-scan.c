@@ -6,10 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/inotify.h>
 #include <sys/stat.h>
 
-#include "debounce.h"
+#include "dirwatch.h"
 #include "file-diff.h"
 #include "icc-info.h"
 #include "fileio.h"
@@ -21,25 +20,69 @@
 #include "profile.h"
 
 #define MAX_DEPTH 2
-/* Coalesces the burst of events one copy or rename makes into one rescan. */
-#define RESCAN_DELAY_USEC (150 * 1000ULL)
+/* Coalesces the events of one copy or rename into one change; short, since a change costs
+ * only what changed (the signal is due within 200 ms at any size), and a file being
+ * written is held back by the watcher until it is closed. */
+#define CHANGE_DELAY_USEC (80 * 1000ULL)
+
+/* A file skipped because a registered profile has its checksum: when that profile goes,
+ * this copy takes over. */
+typedef struct Shadowed {
+        char *id;
+        char path[];
+} Shadowed;
 
 struct ProfileWatch {
-        int fd;
-        sd_event_source *io;
-        Debounce *rescan;
-        FileList known;
+        DirWatch *dirwatch;     /* NULL without an event loop or inotify */
+        FileList known;         /* every file found, sorted by path */
+        Hashmap *shadowed;      /* path → Shadowed */
+        bool lost;              /* a change could not be applied: list everything again */
 };
+
+static void shadowed_clear(ProfileWatch *w) {
+        void *i = NULL, *v;
+        while (hashmap_iterate(w->shadowed, &i, NULL, &v)) {
+                free(((Shadowed *) v)->id);
+                free(v);
+        }
+        w->shadowed = hashmap_free(w->shadowed);
+}
 
 ProfileWatch *profile_watch_free(ProfileWatch *w) {
         if (!w)
                 return NULL;
-        sd_event_source_disable_unref(w->io);
-        debounce_free(w->rescan);
-        closep(&w->fd);
+        dirwatch_free(w->dirwatch);
         file_list_clear(&w->known);
+        shadowed_clear(w);
         free(w);
         return NULL;
+}
+
+static void shadow_remove(ProfileWatch *w, const char *path) {
+        Shadowed *s = w->shadowed ? hashmap_remove(w->shadowed, path) : NULL;
+        if (s) {
+                free(s->id);
+                free(s);
+        }
+}
+
+static void shadow_add(ProfileWatch *w, const char *path, const char *id) {
+        size_t len = strlen(path);
+        Shadowed *s = calloc(1, sizeof *s + len + 1);
+        shadow_remove(w, path);
+        if (!s || !(s->id = strdup(id)) || (!w->shadowed && !(w->shadowed = hashmap_new()))) {
+                if (s)
+                        free(s->id);
+                free(s);
+                log_oom(); /* the copy is not taken over when the first goes; it is still a skipped copy */
+                return;
+        }
+        memcpy(s->path, path, len + 1);
+        if (hashmap_put(w->shadowed, s->path, s) < 0) {
+                free(s->id);
+                free(s);
+                log_oom();
+        }
 }
 
 static bool has_icc_suffix(const char *name) {
@@ -105,6 +148,8 @@ static int register_info(Manager *m, const char *path, const IccInfo *info, bool
         Profile *dup = manager_find_profile_by_id(m, id);
         if (dup) {
                 log_debug("Skipping %s: same checksum as %s", path, strempty(dup->filename));
+                if (m->profile_watch && !streq_ptr(dup->filename, path))
+                        shadow_add(m->profile_watch, path, id);
                 return 0;
         }
 
@@ -151,11 +196,11 @@ static int walk_dir(Manager *m, const char *dir, int depth, const FileList *know
  * be taken for the directory's content. A directory that no longer exists is empty. */
 static int list_dir(Manager *m, const char *dir, int depth, const FileList *known, FileList *into) {
         ProfileWatch *w = m->profile_watch;
-        if (w && inotify_add_watch(w->fd, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE |
-                                                       IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ATTRIB |
-                                                       IN_ONLYDIR) < 0 &&
-            errno != ENOENT && errno != ENOTDIR)
-                log_warning_errno(errno, "Cannot watch %s: %m", dir);
+        if (w && w->dirwatch) {
+                int k = dirwatch_add(w->dirwatch, dir);
+                if (k < 0)
+                        log_warning_errno(k, "Cannot watch %s: %m", dir);
+        }
 
         _cleanup_strv_free_ char **names = NULL;
         size_t n_names = 0, allocated = 0;
@@ -240,16 +285,7 @@ static int walk_dir(Manager *m, const char *dir, int depth, const FileList *know
                 return 0;
         log_warning_errno(r, "Cannot list %s: %m. What was found there before is kept.", dir);
         file_list_truncate(into, start);
-        size_t len = strlen(dir);
-        for (size_t i = 0; known && i < known->n; i++) {
-                const FileIdentity *f = &known->files[i];
-                if (strncmp(f->path, dir, len) == 0 && f->path[len] == '/') {
-                        r = file_list_add(into, f->path, f->size, f->mtime_ns, f->inode);
-                        if (r < 0)
-                                return r;
-                }
-        }
-        return 0;
+        return known ? file_list_collect(known, dir, into) : 0;
 }
 
 static int walk_all(Manager *m, const FileList *known, FileList *into) {
@@ -286,36 +322,58 @@ static void collect_change(FileChange change, const FileIdentity *f, void *userd
                 (void) file_list_add(&r->arrived, f->path, f->size, f->mtime_ns, f->inode);
 }
 
-/* Applies one rescan. A file renamed or moved within the watched directories, or rewritten
- * with the same profile, keeps its object (only Filename changes), so devices keep it; a
- * profile whose file is gone is removed like DeleteProfile; new profiles get automatic
- * assignment, so stored hard mappings attach them again. */
-static void rescan(Manager *m) {
+/* A file skipped as a copy may now be the only one left: in path order, so which copy
+ * takes over does not depend on hashing. */
+static unsigned revive_shadowed(Manager *m) {
         ProfileWatch *w = m->profile_watch;
-        FileList now = { 0 };
+        _cleanup_strv_free_ char **paths = NULL;
+        unsigned added = 0;
+        void *i = NULL, *v;
+        while (hashmap_iterate(w->shadowed, &i, NULL, &v)) {
+                const Shadowed *s = v;
+                if (!manager_find_profile_by_id(m, s->id) && strv_extend(&paths, s->path) < 0) {
+                        log_oom();
+                        return 0;
+                }
+        }
+        if (paths)
+                qsort(paths, strv_length(paths), sizeof(char *), compare_names);
+        STRV_FOREACH(p, paths) {
+                shadow_remove(w, *p); /* registered, or shadowed again by the one before it */
+                ssize_t at = file_list_find(&w->known, *p);
+                if (at >= 0 && register_file(m, &w->known.files[at], true) > 0)
+                        added++;
+        }
+        return added;
+}
+
+/* Applies what changed between two listings of the same paths. A file renamed or moved
+ * within the watched directories, or rewritten with the same profile, keeps its object
+ * (only Filename changes), so devices keep it; a profile whose file is gone is removed like
+ * DeleteProfile; new profiles get automatic assignment, so stored hard mappings attach
+ * them again. */
+static void apply(Manager *m, const FileList *before, const FileList *after) {
+        ProfileWatch *w = m->profile_watch;
         Rescan r = { 0 };
         unsigned added = 0, removed = 0, moved = 0;
 
-        int k = walk_all(m, &w->known, &now);
-        if (k < 0) {
-                log_warning_errno(k, "Cannot list the profile directories: %m. Nothing is changed.");
-                file_list_clear(&now);
-                return;
-        }
-        file_list_diff(&w->known, &now, collect_change, &r);
+        file_list_diff(before, after, collect_change, &r);
         if (r.gone.n == 0 && r.arrived.n == 0)
-                goto done;
+                return;
 
         (void) store_begin(m->store);
         IccInfo **infos = calloc(r.arrived.n + 1, sizeof *infos);
         if (!infos) {
                 (void) store_commit(m->store);
+                log_oom();
+                w->lost = true;
                 goto done;
         }
         for (size_t i = 0; i < r.arrived.n; i++)
                 (void) load_info(m, &r.arrived.files[i], &infos[i]);
 
         for (size_t g = 0; g < r.gone.n; g++) {
+                shadow_remove(w, r.gone.files[g].path);
                 Profile *p = discovered_profile(m, r.gone.files[g].path);
                 if (!p)
                         continue;
@@ -340,63 +398,155 @@ static void rescan(Manager *m) {
         for (size_t a = 0; a < r.arrived.n; a++)
                 if (infos[a] && register_info(m, r.arrived.files[a].path, infos[a], true) > 0)
                         added++;
-        /* A file skipped as a duplicate may now be the only copy left. */
         if (removed > 0)
-                for (size_t i = 0; i < now.n; i++)
-                        if (!discovered_profile(m, now.files[i].path) && register_file(m, &now.files[i], true) > 0)
-                                added++;
+                added += revive_shadowed(m);
         (void) store_commit(m->store);
         for (size_t i = 0; i < r.arrived.n; i++)
                 icc_info_free(infos[i]);
         free(infos);
-        log_debug("Rescan: %u profiles added, %u removed, %u moved", added, removed, moved);
+        log_debug("Profile files changed: %u profiles added, %u removed, %u moved", added, removed, moved);
 done:
         file_list_clear(&r.gone);
         file_list_clear(&r.arrived);
-        file_list_clear(&w->known);
-        w->known = now;
 }
 
-static void on_rescan(void *userdata) {
-        rescan(userdata);
+/* How far below its profile directory dir is (0 for the directory itself). */
+static int dir_depth(Manager *m, const char *dir) {
+        int best = -1;
+        STRV_FOREACH(root, m->config.profile_dirs) {
+                size_t len = strlen(*root);
+                while (len > 1 && (*root)[len - 1] == '/')
+                        len--;
+                if (strncmp(dir, *root, len) != 0 || (dir[len] != 0 && dir[len] != '/'))
+                        continue;
+                int depth = 0;
+                for (const char *c = dir + len; *c; c++)
+                        depth += *c == '/';
+                if (best < 0 || depth < best)
+                        best = depth;
+        }
+        return best;
 }
 
-static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+/* Lists path again into `into`: a watched directory (rescan), or an entry of one. */
+static int list_again(Manager *m, const char *path, int depth, bool is_dir, FileList *into) {
+        ProfileWatch *w = m->profile_watch;
+        struct stat st;
+        if (is_dir)
+                return walk_dir(m, path, depth, &w->known, into);
+        if (lstat(path, &st) < 0)
+                return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+        if (S_ISDIR(st.st_mode)) {
+                if (depth <= MAX_DEPTH)
+                        return walk_dir(m, path, depth, &w->known, into);
+                log_warning("Not descending into %s: deeper than %d levels", path, MAX_DEPTH);
+                return 0;
+        }
+        if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+                return stat_identity(path, into);
+        return 0;
+}
+
+typedef struct Again {
+        char *path;
+        int depth;
+        bool is_dir;
+} Again;
+
+static int compare_again(const void *a, const void *b) {
+        return strcmp(((const Again *) a)->path, ((const Again *) b)->path);
+}
+
+/* Whether a path listed again covers this one (an ancestor of it is listed too). */
+static bool covered(Hashmap *listed, const char *path) {
+        char buf[strlen(path) + 1];
+        strcpy(buf, path);
+        for (char *slash; (slash = strrchr(buf, '/')) && slash != buf;) {
+                *slash = 0;
+                if (hashmap_get(listed, buf))
+                        return true;
+        }
+        return false;
+}
+
+/* The paths the watcher named (or every profile directory, after a change was lost). */
+static int collect_again(Manager *m, const DirWatchChange *changes, size_t n, Again **ret, size_t *ret_n) {
+        ProfileWatch *w = m->profile_watch;
+        size_t n_roots = w->lost ? strv_length(m->config.profile_dirs) : 0, k = 0;
+        Again *again = calloc(n + n_roots + 1, sizeof *again);
+        if (!again)
+                return -ENOMEM;
+        for (size_t i = 0; i < n_roots; i++)
+                again[k++] = (Again) { strdup(m->config.profile_dirs[i]), 0, true };
+        for (size_t i = 0; i < n; i++) {
+                const DirWatchChange *c = &changes[i];
+                int depth = dir_depth(m, c->dir);
+                if (depth < 0 || (c->name && is_temporary_name(c->name)))
+                        continue;
+                if (c->change == DIR_RESCAN)
+                        again[k++] = (Again) { strdup(c->dir), depth, true };
+                else if (asprintf(&again[k].path, "%s/%s", c->dir, c->name) >= 0)
+                        again[k++].depth = depth + 1;
+                else
+                        again[k++].path = NULL;
+        }
+        *ret = again;
+        *ret_n = k;
+        for (size_t i = 0; i < k; i++)
+                if (!again[i].path)
+                        return -ENOMEM;
+        qsort(again, k, sizeof *again, compare_again);
+        return 0;
+}
+
+static void on_changes(const DirWatchChange *changes, size_t n, void *userdata) {
         Manager *m = userdata;
         ProfileWatch *w = m->profile_watch;
-        char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+        _cleanup_(hashmap_freep) Hashmap *listed = hashmap_new();
+        FileList before = { 0 }, after = { 0 };
+        Again *again = NULL;
+        size_t n_again = 0;
 
-        /* Drain: the events only tell us to look again. */
-        while (read(fd, buf, sizeof buf) > 0)
-                ;
-        debounce_schedule(w->rescan);
-        return 0;
-}
-
-static int watch_setup(Manager *m) {
-        ProfileWatch *w = calloc(1, sizeof *w);
-        if (!w)
-                return -ENOMEM;
-        m->profile_watch = w;
-        w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-        if (w->fd < 0)
-                return log_warning_errno(errno, "No inotify, profile directories are not watched: %m");
-        int r = sd_event_add_io(m->event, &w->io, w->fd, EPOLLIN, on_inotify, m);
-        if (r >= 0)
-                r = debounce_new(m->event, RESCAN_DELAY_USEC, on_rescan, m, &w->rescan);
-        if (r < 0)
-                return log_warning_errno(r, "Profile directories are not watched: %m");
-        return 0;
+        int r = listed ? collect_again(m, changes, n, &again, &n_again) : -ENOMEM;
+        for (size_t i = 0; r >= 0 && i < n_again; i++)
+                r = hashmap_replace(listed, again[i].path, &again[i]);
+        for (size_t i = 0; r >= 0 && i < n_again; i++) {
+                if (covered(listed, again[i].path) || (i > 0 && streq(again[i - 1].path, again[i].path)))
+                        continue;
+                r = file_list_collect(&w->known, again[i].path, &before);
+                if (r >= 0)
+                        r = list_again(m, again[i].path, again[i].depth, again[i].is_dir, &after);
+        }
+        if (r >= 0) {
+                file_list_sort(&before);
+                file_list_sort(&after);
+                w->lost = false;
+                apply(m, &before, &after);
+                r = file_list_update(&w->known, &before, &after);
+        }
+        if (r < 0) {
+                /* Nothing lost for good: the next change lists every directory again. */
+                log_warning_errno(r, "Cannot list the changed profile files: %m. Everything is listed again at the next change.");
+                w->lost = true;
+        }
+        for (size_t i = 0; i < n_again; i++)
+                free(again[i].path);
+        free(again);
+        file_list_clear(&before);
+        file_list_clear(&after);
 }
 
 int profile_scan_all(Manager *m) {
-        if (m->event)
-                (void) watch_setup(m);
-        if (!m->profile_watch && !(m->profile_watch = calloc(1, sizeof(ProfileWatch))))
+        ProfileWatch *w = calloc(1, sizeof *w);
+        if (!w)
                 return log_oom();
-        ProfileWatch *w = m->profile_watch;
-        if (!w->io)
-                w->fd = -1;
+        m->profile_watch = w;
+        if (m->event) {
+                /* Watching before listing, so nothing written meanwhile is missed. */
+                int r = dirwatch_new(m->event, CHANGE_DELAY_USEC, on_changes, m, &w->dirwatch);
+                if (r < 0)
+                        log_warning_errno(r, "Profile directories are not watched: %m");
+        }
 
         /* A failed listing here leaves files out until a rescan lists them; nothing known
          * can be lost yet. Their cache rows are kept then. */

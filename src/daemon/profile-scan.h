@@ -4,8 +4,11 @@
  * A walk goes to depth 2 below each root; bad files and too-deep directories are skipped one
  * at a time (colord aborts the whole start-up on either: colord §8.3, §16.1); duplicates by checksum
  * are ignored. Parsed metadata is cached in the store by file identity, so a restart reads
- * only files that changed. Every directory walked gets an inotify watch; an event only
- * schedules a rescan, whose diff (file-diff.h) adds, removes and replaces profile objects —
+ * only files that changed. Every directory walked is watched (dirwatch.h, a missing profile
+ * directory until it exists); the watcher names what changed, and only those paths are
+ * listed again and diffed against what was known there (file-diff.h), so a change costs
+ * what changed, not the size of the directory; a whole directory is listed again only when
+ * it came or went or events were lost. The diff adds, removes and replaces profile objects —
  * a deleted file's profile is removed like DeleteProfile (colord keeps it: colord §16.3). */
 #pragma once
 
@@ -13,7 +16,7 @@
 
 typedef struct ProfileWatch ProfileWatch;
 
-/* Sets up inotify (unless the event loop is missing), walks every directory, registers what
+/* Starts watching (unless the event loop is missing), walks every directory, registers what
  * it finds. */
 int profile_scan_all(Manager *m);
 /* Registers one file found by the daemon (used after InstallSystemWide). Returns 1 when a

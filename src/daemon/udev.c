@@ -1,16 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* udev discovery (see udev.h): the bus objects for what udev-match.c accepts, and the two
- * ways of hearing about hotplug. Every object is remembered by its sysfs path, which is
- * all a remove event is sure to carry. */
+/* udev discovery (see udev.h): the bus objects for what udev-match.c accepts of what
+ * udev-source.h announces. Every object is remembered by its sysfs path, which is all a
+ * remove event is sure to carry. */
 #include "udev.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/inotify.h>
-#include <systemd/sd-device.h>
-#include <unistd.h>
 
 #include "device.h"
 #include "log.h"
@@ -20,27 +16,21 @@
 
 typedef struct UdevEntry {
         char *syspath;   /* the key */
-        char *db_name;   /* fake tree: the database file it came from */
         Device *device;  /* one of the two */
         Sensor *sensor;
 } UdevEntry;
 
 struct UdevWatch {
         Manager *manager;
-        char *root;          /* the fake tree, or NULL for the real system */
-        char *data_dir;      /* <root>/run/udev/data */
+        UdevSource *source;
         Hashmap *entries;    /* syspath → UdevEntry */
         unsigned next_sensor_index; /* never goes back: ids are not reused */
-        sd_device_monitor *monitor;
-        int inotify_fd;
-        sd_event_source *io;
 };
 
 static void entry_free(UdevEntry *e) {
         if (!e)
                 return;
         free(e->syspath);
-        free(e->db_name);
         free(e);
 }
 
@@ -52,11 +42,7 @@ UdevWatch *udev_watch_free(UdevWatch *w) {
         while (hashmap_iterate(w->entries, &it, NULL, &v))
                 entry_free(v);
         hashmap_free(w->entries);
-        sd_device_monitor_unref(w->monitor);
-        sd_event_source_disable_unref(w->io);
-        closep(&w->inotify_fd);
-        free(w->root);
-        free(w->data_dir);
+        udev_source_free(w->source);
         free(w);
         return NULL;
 }
@@ -137,8 +123,8 @@ static int add_sensor(UdevWatch *w, const UdevInfo *i, const UdevMatch *um, Udev
         return 1;
 }
 
-/* Takes a device udev announced; db_name is its database file in a fake tree. */
-static void device_added(UdevWatch *w, const UdevInfo *i, const char *db_name) {
+/* Takes a device udev announced. */
+static void device_added(UdevWatch *w, const UdevInfo *i) {
         UdevMatch um;
         int r;
         if (!i->syspath || hashmap_get(w->entries, i->syspath))
@@ -153,7 +139,7 @@ static void device_added(UdevWatch *w, const UdevInfo *i, const char *db_name) {
                 return;
         }
         UdevEntry *e = calloc(1, sizeof *e);
-        if (!e || !(e->syspath = strdup(i->syspath)) || (db_name && !(e->db_name = strdup(db_name)))) {
+        if (!e || !(e->syspath = strdup(i->syspath))) {
                 entry_free(e);
                 udev_match_done(&um);
                 log_oom();
@@ -185,129 +171,19 @@ static void device_gone(UdevWatch *w, UdevEntry *e) {
         }
 }
 
-/* ---- the real system ----------------------------------------------------------------- */
-
-static int on_uevent(sd_device_monitor *monitor, sd_device *device, void *userdata) {
+static void on_udev_event(UdevAction action, const UdevInfo *i, void *userdata) {
         UdevWatch *w = userdata;
-        sd_device_action_t action;
-        const char *syspath;
-        if (sd_device_get_action(device, &action) < 0 || sd_device_get_syspath(device, &syspath) < 0)
-                return 0;
-        if (action == SD_DEVICE_REMOVE) {
-                /* Matched by path alone: remove events often lack the properties. */
-                UdevEntry *e = hashmap_get(w->entries, syspath);
+        if (action == UDEV_ACTION_ADD)
+                device_added(w, i);
+        else if (action == UDEV_ACTION_REMOVE) {
+                UdevEntry *e = hashmap_get(w->entries, i->syspath);
                 if (e)
                         device_gone(w, e);
-        } else if (action == SD_DEVICE_ADD || action == SD_DEVICE_BIND) {
-                UdevInfo i;
-                if (udev_info_from_device(device, &i) >= 0) {
-                        device_added(w, &i, NULL);
-                        udev_info_done(&i);
-                }
         }
-        return 0;
-}
-
-static int coldplug_system(UdevWatch *w) {
-        sd_device_enumerator *en = NULL;
-        int r;
-        if ((r = sd_device_enumerator_new(&en)) < 0)
-                return r;
-        if ((r = sd_device_enumerator_add_match_subsystem(en, "usb", true)) >= 0 &&
-            (r = sd_device_enumerator_add_match_subsystem(en, "video4linux", true)) >= 0)
-                for (sd_device *d = sd_device_enumerator_get_device_first(en); d; d = sd_device_enumerator_get_device_next(en)) {
-                        UdevInfo i;
-                        if (udev_info_from_device(d, &i) >= 0) {
-                                device_added(w, &i, NULL);
-                                udev_info_done(&i);
-                        }
-                }
-        sd_device_enumerator_unref(en);
-        return r;
-}
-
-static int watch_system(UdevWatch *w) {
-        Manager *m = w->manager;
-        int r;
-        if ((r = sd_device_monitor_new(&w->monitor)) < 0 ||
-            (r = sd_device_monitor_filter_add_match_subsystem_devtype(w->monitor, "usb", NULL)) < 0 ||
-            (r = sd_device_monitor_filter_add_match_subsystem_devtype(w->monitor, "video4linux", NULL)) < 0 ||
-            (r = sd_device_monitor_attach_event(w->monitor, m->event)) < 0 ||
-            (r = sd_device_monitor_start(w->monitor, on_uevent, w)) < 0)
-                return r;
-        return 0;
-}
-
-/* ---- a fake tree --------------------------------------------------------------------- */
-
-static void db_file_added(UdevWatch *w, const char *name) {
-        UdevInfo i;
-        int r;
-        if (name[0] != 'c')
-                return; /* block devices (b…), network (n…), others (+…): not ours */
-        r = udev_info_from_db_file(w->root, name, &i);
-        if (r < 0) {
-                if (r != -EINVAL)
-                        log_debug_errno(r, "udev database %s: no device: %m", name);
-                return;
-        }
-        device_added(w, &i, name);
-        udev_info_done(&i);
-}
-
-static void db_file_removed(UdevWatch *w, const char *name) {
-        void *it = NULL, *v;
-        while (hashmap_iterate(w->entries, &it, NULL, &v)) {
-                UdevEntry *e = v;
-                if (streq_ptr(e->db_name, name)) {
-                        device_gone(w, e);
-                        return;
-                }
-        }
-}
-
-static int coldplug_tree(UdevWatch *w) {
-        DIR *d = opendir(w->data_dir);
-        if (!d)
-                return errno == ENOENT ? 0 : -errno;
-        struct dirent *de;
-        while ((de = readdir(d)))
-                if (de->d_name[0] != '.')
-                        db_file_added(w, de->d_name);
-        closedir(d);
-        return 0;
-}
-
-static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        UdevWatch *w = userdata;
-        char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-        ssize_t n;
-        while ((n = read(fd, buf, sizeof buf)) > 0)
-                for (char *p = buf; p < buf + n;) {
-                        struct inotify_event *ev = (struct inotify_event *) p;
-                        p += sizeof *ev + ev->len;
-                        /* udevd writes a temporary file and renames it: dot files are not there yet. */
-                        if (ev->len == 0 || ev->name[0] == '.')
-                                continue;
-                        if (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO))
-                                db_file_added(w, ev->name);
-                        else if (ev->mask & (IN_DELETE | IN_MOVED_FROM))
-                                db_file_removed(w, ev->name);
-                }
-        return 0;
-}
-
-static int watch_tree(UdevWatch *w) {
-        w->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-        if (w->inotify_fd < 0)
-                return -errno;
-        if (inotify_add_watch(w->inotify_fd, w->data_dir,
-                              IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ONLYDIR) < 0)
-                return -errno;
-        return sd_event_add_io(w->manager->event, &w->io, w->inotify_fd, EPOLLIN, on_inotify, w);
 }
 
 int udev_discovery_start(Manager *m) {
+        static char *const subsystems[] = { (char *) "usb", (char *) "video4linux", NULL };
         if (m->config.no_udev) {
                 log_debug("udev discovery disabled (--no-udev)");
                 return 0;
@@ -316,19 +192,17 @@ int udev_discovery_start(Manager *m) {
         if (!w)
                 return log_oom();
         m->udev_watch = w;
-        *w = (UdevWatch) { .manager = m, .inotify_fd = -1, .entries = hashmap_new() };
-        bool fake = !isempty(m->config.sysfs_root);
-        if (!w->entries || (fake && (!(w->root = strdup(m->config.sysfs_root)) ||
-                                     asprintf(&w->data_dir, "%s/run/udev/data", w->root) < 0)))
+        *w = (UdevWatch) { .manager = m, .entries = hashmap_new() };
+        if (!w->entries || udev_source_new(m->event, m->config.sysfs_root, subsystems, on_udev_event, w, &w->source) < 0)
                 return log_oom();
 
         /* Watch first, so that nothing plugged in during the coldplug is missed. */
         if (m->event) {
-                int r = fake ? watch_tree(w) : watch_system(w);
+                int r = udev_source_watch(w->source);
                 if (r < 0)
                         log_warning_errno(r, "udev hotplug is not followed: %m");
         }
-        int r = fake ? coldplug_tree(w) : coldplug_system(w);
+        int r = udev_source_enumerate(w->source);
         if (r < 0)
                 log_warning_errno(r, "udev coldplug failed: %m");
         log_info("Found %zu devices and sensors through udev", hashmap_size(w->entries));

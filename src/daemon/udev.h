@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* udev discovery: USB scanners, gphoto2 cameras (Devices) and colorimeters (Sensors) found
  * at start and followed as they come and go (docs/colord-behaviour.md, "Devices found
- * through udev"). What qualifies is udev-match.c's, where it is read from udev-source.c's.
- * On the real system an sd-device monitor on usb and video4linux follows hotplug; in a fake
- * tree (--sysfs-root) inotify on ROOT/run/udev/data does: a database file that appears is
- * an add, one that goes a remove. --no-udev turns it off. */
+ * through udev"). What qualifies is udev-match.c's; the devices, their adds and removes on
+ * usb and video4linux come from udev-source.h (the real system, or the fake tree of
+ * --sysfs-root). --no-udev turns it off. */
 #pragma once
 
 #include "manager.h"

@@ -8,10 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/inotify.h>
 #include <sys/stat.h>
 
-#include "debounce.h"
+#include "dirwatch.h"
 #include "file-diff.h"
 #include "fileio.h"
 #include "hashmap.h"
@@ -20,11 +19,7 @@
 #include "session-names.h"
 #include "strv.h"
 
-#define RESCAN_DELAY_USEC (100 * 1000)
-
-#define TARGET_MASK (IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_MODIFY | \
-                     IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK)
-#define PARENT_MASK (IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK)
+#define CHANGE_DELAY_USEC (100 * 1000)
 
 typedef struct UserProfile {
         char *path;
@@ -34,26 +29,15 @@ typedef struct UserProfile {
         bool told;              /* why it is not registered has been logged */
 } UserProfile;
 
-typedef struct Watch {
-        int wd;
-        char *path;
-        bool target;            /* one of the directories itself, not a parent waiting for it */
-} Watch;
-
 struct UserProfiles {
         sd_event *event;
         CmClient *cm;
         char **dirs;
         bool started;
 
-        int inotify_fd;
-        sd_event_source *inotify_source;
-        Watch *watches;
-        size_t n_watches;
-        Debounce *rescan;
+        DirWatch *dirwatch;     /* NULL without inotify: the directories are read once */
 
-        FileList listing;       /* the last rescan's, sorted by path */
-        char **writing;         /* paths created or modified here and not closed since */
+        FileList listing;       /* what was last found, sorted by path */
         Hashmap *by_path;       /* path → UserProfile */
         Hashmap *registered;    /* id → the UserProfile whose object has it */
 };
@@ -245,6 +229,16 @@ static void on_file_change(FileChange change, const FileIdentity *file, void *us
         p->told = false;
 }
 
+/* A candidate that is a regular file (symbolic links followed: a link to a profile kept
+ * elsewhere counts). */
+static int add_if_file(const char *path, FileList *into) {
+        struct stat st;
+        if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+                return 0;
+        return file_list_add(into, path, (uint64_t) st.st_size,
+                             (int64_t) st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec, (uint64_t) st.st_ino);
+}
+
 static int list_dir(const char *dir, FileList *into) {
         DIR *d = opendir(dir);
         if (!d) {
@@ -254,225 +248,79 @@ static int list_dir(const char *dir, FileList *into) {
         }
         int r = 0;
         struct dirent *de;
-        while ((de = readdir(d))) {
-                struct stat st;
+        while (r >= 0 && (de = readdir(d))) {
+                _cleanup_free_ char *path = NULL;
                 if (!session_name_is_candidate(de->d_name))
                         continue;
-                /* Symbolic links are followed: a link to a profile kept elsewhere counts. */
-                if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
-                        continue;
-                _cleanup_free_ char *path = NULL;
-                if (asprintf(&path, "%s/%s", dir, de->d_name) < 0) {
+                if (asprintf(&path, "%s/%s", dir, de->d_name) < 0)
                         r = -ENOMEM;
-                        break;
-                }
-                r = file_list_add(into, path, (uint64_t) st.st_size,
-                                  (int64_t) st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec, (uint64_t) st.st_ino);
-                if (r < 0)
-                        break;
+                else
+                        r = add_if_file(path, into);
         }
         closedir(d);
         return r;
 }
 
-/* The nearest existing directory at or above dir (a new string). */
-static char *nearest_existing(const char *dir) {
-        char *p = strdup(dir);
-        struct stat st;
-        while (p && stat(p, &st) < 0) {
-                char *slash = strrchr(p, '/');
-                if (!slash || slash == p) {
-                        free(p);
-                        return strdup("/");
-                }
-                *slash = 0;
-        }
-        return p;
+/* Lists path again into `after` (a whole directory, or one entry of one), and what was
+ * known there into `before`. */
+static int list_again(UserProfiles *u, const char *path, bool whole_dir, FileList *before, FileList *after) {
+        int r = file_list_collect(&u->listing, path, before);
+        if (r < 0)
+                return r;
+        return whole_dir ? list_dir(path, after) : add_if_file(path, after);
 }
 
-/* Watches each directory, or its nearest existing parent until it exists. Run before each
- * listing, so a directory made (or removed) since the last one is followed. */
-static int update_watches(UserProfiles *u) {
-        Watch *now = NULL;
-        size_t n = 0;
+/* Applies what list_again() found (unless r says it failed) against what was known. */
+static void apply(UserProfiles *u, int r, FileList *before, FileList *after) {
+        if (r < 0)
+                log_oom();
+        else {
+                file_list_sort(before);
+                file_list_sort(after);
+                file_list_diff(before, after, on_file_change, u);
+                if (file_list_update(&u->listing, before, after) < 0)
+                        log_oom(); /* the listing is stale: the next change of these files is taken as new */
+                register_pending(u);
+        }
+        file_list_clear(before);
+        file_list_clear(after);
+}
+
+static void rescan_all(UserProfiles *u) {
+        FileList before = {}, after = {};
+        int r = 0;
+        for (char **dir = u->dirs; r >= 0 && dir && *dir; dir++)
+                r = list_again(u, *dir, true, &before, &after);
+        apply(u, r, &before, &after);
+}
+
+/* What the watcher names is listed again; a directory that came or went, or lost events,
+ * is listed whole. A file being written is not named until it is closed (dirwatch.h). */
+static void on_changes(const DirWatchChange *changes, size_t n, void *userdata) {
+        UserProfiles *u = userdata;
+        FileList before = {}, after = {};
         int r = 0;
 
-        if (u->inotify_fd < 0)
-                return 0;
-
-        STRV_FOREACH(dir, u->dirs) {
-                _cleanup_free_ char *path = nearest_existing(*dir);
-                if (!path)
-                        return -ENOMEM;
-                bool target = streq(path, *dir);
-                bool seen = false;
-                for (size_t i = 0; i < n; i++)
-                        if (streq(now[i].path, path))
-                                seen = true;
-                if (seen)
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                const DirWatchChange *c = &changes[i];
+                _cleanup_free_ char *path = NULL;
+                if (c->change == DIR_RESCAN)
+                        r = list_again(u, c->dir, true, &before, &after);
+                else if (!session_name_is_candidate(c->name))
                         continue;
-                int wd = inotify_add_watch(u->inotify_fd, path, target ? TARGET_MASK : PARENT_MASK);
-                if (wd < 0) {
-                        log_debug_errno(errno, "Cannot watch %s: %m", path);
-                        continue;
-                }
-                Watch *grown = realloc(now, (n + 1) * sizeof *now);
-                if (!grown) {
+                else if (asprintf(&path, "%s/%s", c->dir, c->name) < 0)
                         r = -ENOMEM;
-                        break;
-                }
-                now = grown;
-                now[n++] = (Watch) { .wd = wd, .path = TAKE_PTR(path), .target = target };
+                else
+                        r = list_again(u, path, false, &before, &after);
         }
-        /* Watches no longer wanted (the directory they waited for exists now). */
-        for (size_t i = 0; i < u->n_watches; i++) {
-                bool kept = false;
-                for (size_t k = 0; k < n; k++)
-                        kept = kept || now[k].wd == u->watches[i].wd;
-                if (!kept)
-                        (void) inotify_rm_watch(u->inotify_fd, u->watches[i].wd);
-                free(u->watches[i].path);
-        }
-        free(u->watches);
-        u->watches = now;
-        u->n_watches = n;
-        return r;
-}
-
-static const FileIdentity *find_listed(const FileList *l, const char *path) {
-        for (size_t i = 0; i < l->n; i++)
-                if (streq(l->files[i].path, path))
-                        return &l->files[i];
-        return NULL;
-}
-
-/* A file being written (modified, not closed since) is not read yet: it is left as the last
- * rescan saw it (not there, or its earlier contents), and its IN_CLOSE_WRITE brings the next
- * rescan. */
-static int leave_writing_alone(UserProfiles *u, FileList *now) {
-        FileList kept = {};
-        for (size_t i = 0; i < now->n; i++) {
-                const FileIdentity *f = &now->files[i];
-                if (strv_contains(u->writing, f->path)) {
-                        f = find_listed(&u->listing, f->path);
-                        if (!f)
-                                continue;
-                }
-                if (file_list_add(&kept, f->path, f->size, f->mtime_ns, f->inode) < 0) {
-                        file_list_clear(&kept);
-                        return -ENOMEM;
-                }
-        }
-        file_list_clear(now);
-        *now = kept;
-        return 0;
-}
-
-static bool read_events(UserProfiles *u);
-
-static void rescan(void *userdata) {
-        UserProfiles *u = userdata;
-        FileList now = {};
-        int r;
-
-        /* What happened up to now is known before the listing: a write that has begun is seen
-         * as IN_MODIFY, so the file is left alone (this rescan covers the other events). */
-        if (u->inotify_fd >= 0)
-                (void) read_events(u);
-
-        if ((r = update_watches(u)) < 0) {
-                log_oom();
-                return;
-        }
-        STRV_FOREACH(dir, u->dirs)
-                if ((r = list_dir(*dir, &now)) < 0) {
-                        file_list_clear(&now);
-                        log_oom();
-                        return;
-                }
-        file_list_sort(&now);
-        if (!strv_isempty(u->writing) && (r = leave_writing_alone(u, &now)) < 0) {
-                file_list_clear(&now);
-                log_oom();
-                return;
-        }
-        file_list_diff(&u->listing, &now, on_file_change, u);
-        file_list_clear(&u->listing);
-        u->listing = now;
-        register_pending(u);
+        apply(u, r, &before, &after);
 }
 
 void user_profiles_rescan_now(UserProfiles *u) {
-        rescan(u);
-}
-
-/* ---- inotify ---- */
-
-static const Watch *find_watch(const UserProfiles *u, int wd) {
-        for (size_t i = 0; i < u->n_watches; i++)
-                if (u->watches[i].wd == wd)
-                        return &u->watches[i];
-        return NULL;
-}
-
-/* Follows which files are being written; returns whether the event can change what a
- * rescan finds. */
-static bool handle_event(UserProfiles *u, const struct inotify_event *ev) {
-        if (ev->mask & IN_Q_OVERFLOW) {
-                u->writing = strv_free(u->writing);     /* we cannot know any more */
-                return true;
-        }
-        const Watch *w = find_watch(u, ev->wd);
-        if (!w)
-                return false;   /* a watch we dropped, IN_IGNORED among them */
-        if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF))
-                return true;
-        if (!w->target)
-                return (ev->mask & IN_ISDIR) != 0;
-        if (ev->len == 0 || (ev->mask & IN_ISDIR) || !session_name_is_candidate(ev->name))
-                return false;
-
-        _cleanup_free_ char *path = NULL;
-        if (asprintf(&path, "%s/%s", w->path, ev->name) < 0) {
-                log_oom();
-                return true;
-        }
-        if (ev->mask & IN_MODIFY) {
-                /* Being written: taken when it is closed (IN_CLOSE_WRITE). */
-                if (!strv_contains(u->writing, path) && strv_extend(&u->writing, path) < 0)
-                        log_oom();
-                return false;
-        }
-        /* IN_CREATE: a file opened to be written is empty until its first IN_MODIFY (and
-         * skipped while empty); a hard link (how write_file_atomic() refuses to replace, as
-         * `tinct import-profile` writes) or a symbolic link gets no other event. */
-        (void) strv_remove(u->writing, path);
-        return (ev->mask & (IN_CREATE | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE)) != 0;
-}
-
-/* Reads every queued event; returns whether any can change what a rescan finds. */
-static bool read_events(UserProfiles *u) {
-        char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-        bool matters = false;
-
-        for (;;) {
-                ssize_t n = read(u->inotify_fd, buf, sizeof buf);
-                if (n <= 0)
-                        break;
-                for (char *p = buf; p < buf + n;) {
-                        const struct inotify_event *ev = (const struct inotify_event *) p;
-                        matters = handle_event(u, ev) || matters;
-                        p += sizeof *ev + ev->len;
-                }
-        }
-        return matters;
-}
-
-static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        UserProfiles *u = userdata;
-        if (read_events(u))
-                debounce_schedule(u->rescan);
-        return 0;
+        if (u->dirwatch)
+                dirwatch_flush(u->dirwatch);
+        else
+                rescan_all(u);
 }
 
 /* ---- life cycle ---- */
@@ -483,20 +331,17 @@ int user_profiles_new(sd_event *event, CmClient *cm, char *const *dirs, UserProf
 
         if (!u)
                 return -ENOMEM;
-        u->inotify_fd = -1;
         u->event = sd_event_ref(event);
         u->cm = cm;
         if (!(u->dirs = strv_copy(dirs)) || !(u->by_path = hashmap_new()) || !(u->registered = hashmap_new()))
                 return -ENOMEM;
-        if ((r = debounce_new(event, RESCAN_DELAY_USEC, rescan, u, &u->rescan)) < 0)
-                return r;
         if ((r = cm_client_add_presence_watch(cm, on_daemon, u)) < 0)
                 return r;
-        u->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-        if (u->inotify_fd < 0)
-                log_warning_errno(errno, "No inotify: the profile directories are read once only: %m");
-        else if ((r = sd_event_add_io(event, &u->inotify_source, u->inotify_fd, EPOLLIN, on_inotify, u)) < 0)
+        r = dirwatch_new(event, CHANGE_DELAY_USEC, on_changes, u, &u->dirwatch);
+        if (r == -ENOMEM)
                 return r;
+        if (r < 0)
+                log_warning_errno(r, "No inotify: the profile directories are read once only: %m");
         *ret = TAKE_PTR(u);
         return 0;
 }
@@ -512,14 +357,7 @@ UserProfiles *user_profiles_free(UserProfiles *u) {
         hashmap_free(u->by_path);
         hashmap_free(u->registered);
         file_list_clear(&u->listing);
-        strv_free(u->writing);
-        for (size_t n = 0; n < u->n_watches; n++)
-                free(u->watches[n].path);
-        free(u->watches);
-        sd_event_source_disable_unref(u->inotify_source);
-        if (u->inotify_fd >= 0)
-                close(u->inotify_fd);
-        debounce_free(u->rescan);
+        dirwatch_free(u->dirwatch);
         strv_free(u->dirs);
         sd_event_unref(u->event);
         free(u);
@@ -528,8 +366,15 @@ UserProfiles *user_profiles_free(UserProfiles *u) {
 
 int user_profiles_start(UserProfiles *u) {
         u->started = true;
-        STRV_FOREACH(dir, u->dirs)
-                log_debug("Watching %s", *dir);
-        rescan(u);
+        /* Watched before listed, so nothing written meanwhile is missed. A directory that
+         * does not exist yet is waited for on its nearest existing parent. */
+        STRV_FOREACH(dir, u->dirs) {
+                int r = u->dirwatch ? dirwatch_add(u->dirwatch, *dir) : 0;
+                if (r < 0)
+                        log_warning_errno(r, "Cannot watch %s: %m", *dir);
+                else
+                        log_debug("Watching %s", *dir);
+        }
+        rescan_all(u);
         return 0;
 }

@@ -4,13 +4,13 @@
  * CreateProfileWithFd, id icc-<checksum> (colord §4.3), Filename and FILE_checksum set. The
  * file goes to the daemon as an open descriptor: it may not read a home directory.
  *
- * The directories are watched with inotify, and so is the nearest existing parent of one
- * that does not exist yet, so a directory made later is picked up. An event only says "look
- * again": one debounced rescan lists the directories and diffs the listing by file identity
- * (file-diff.h); a file that is new or changed is read, removed ones are deleted from the
- * daemon. A file written in place is taken when it is closed (IN_CLOSE_WRITE), one renamed
- * into place or linked there at once (IN_MOVED_TO, IN_CREATE); while a file modified here is
- * not closed, a rescan leaves it as it was, so half a file is not read. A file that is not a
+ * The directories are watched (dirwatch.h), a missing one on its nearest existing parent, so
+ * a directory made later is picked up. The watcher names the files that changed; those are
+ * listed again and diffed by file identity (file-diff.h), a directory that came or went is
+ * listed whole. A file that is new or changed is read, removed ones are deleted from the
+ * daemon. A file written in place is taken when it is closed, one renamed into place or
+ * linked there at once; the watcher holds back a file that is being written, so half a
+ * file is not read. A file that is not a
  * usable profile costs one log line and nothing else; two files with one checksum give one
  * profile, and the other takes over when that one goes. When the daemon restarts, everything
  * is registered again.

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "file-diff.h"
+#include "macro.h"
 #include "tests.h"
 
 typedef struct Seen {
@@ -56,6 +57,30 @@ int main(void) {
         assert_streq(diff(&c, &d, &s), "~/d/x.icc ");
         assert_se(d.n == 1);
 
+        /* a part listed again: collect what is known there, merge the new listing in */
+        FileList known = { 0 }, before = { 0 }, after = { 0 };
+        const char *const paths[] = { "/d/a", "/d/a.icc", "/d/a/x.icc", "/d/a/y/z.icc", "/d/ab.icc", "/d/b.icc" };
+        for (size_t i = 0; i < ELEMENTSOF(paths); i++)
+                assert_se(file_list_add(&known, paths[i], 1, 1, i) == 0);
+        file_list_sort(&known);
+        assert_se(file_list_find(&known, "/d/a.icc") == 1 && file_list_find(&known, "/d/nope") == -1);
+        assert_se(file_list_collect(&known, "/d/a", &before) == 0);
+        assert_se(file_list_collect(&known, "/d/b.icc", &before) == 0);
+        assert_se(file_list_collect(&known, "/d/new.icc", &before) == 0);
+        file_list_sort(&before);
+        assert_streq(diff(&before, &before, &s), "");
+        assert_se(before.n == 4); /* /d/a, /d/a/x.icc, /d/a/y/z.icc, /d/b.icc, not /d/a.icc */
+        assert_se(file_list_add(&after, "/d/a/x.icc", 1, 1, 2) == 0);
+        assert_se(file_list_add(&after, "/d/new.icc", 1, 1, 9) == 0);
+        file_list_sort(&after);
+        assert_se(file_list_update(&known, &before, &after) == 0);
+        assert_se(after.n == 0);
+        s.log[0] = 0;
+        file_list_diff(&empty, &known, record, &s);
+        assert_streq(s.log, "+/d/a.icc +/d/a/x.icc +/d/ab.icc +/d/new.icc ");
+
+        file_list_clear(&known);
+        file_list_clear(&before);
         file_list_clear(&a);
         file_list_clear(&b);
         file_list_clear(&c);

@@ -9,6 +9,8 @@
  * arrived, the rescan that found it also saw the ignored file. The delay from the file
  * operation to its signal is printed (the issue asks for ≤ 1 s), never asserted. */
 
+#include <sys/wait.h>
+
 #include "bus-test.h"
 #include "profile-files.h"
 
@@ -462,6 +464,51 @@ static void test_watch(Harness *h, sd_bus *bus) {
         assert_streq(wait_added(&c, &pos), pp);
         note_delay("re-created sub-directory", t);
         assert_filename(&c, pp_file, pp);
+        assert_se(strv_extend(&live, pp) >= 0);
+        assert_profiles_exactly(&c, live);
+
+        /* 12. the profile directory itself moved away: every profile goes; then removed, and
+         * made again empty (another inode, so no watch of the old one can see it): the watch
+         * waited on its parent, and what is copied in is found */
+        fprintf(stderr, "  profile directory moved away, made again\n");
+        _cleanup_free_ char *away = pf_asprintf("%s.away", c.dir);
+        size_t n_live = strv_length(live);
+        recorder_reset(rec);
+        pos = 0;
+        t = mono_usec();
+        pf_rename(c.dir, away);
+        for (size_t i = 0; i < n_live; i++)
+                assert_se(strv_contains(live, wait_removed(&c, &pos)));
+        note_delay("profile directory moved away", t);
+        _cleanup_strv_free_ char **none2 = harness_call_strv(bus, CM_PATH, CM_IFACE, "GetProfiles", NULL);
+        assert_strv_empty(none2);
+        pid_t pid = fork();
+        assert_se(pid >= 0);
+        if (pid == 0) {
+                execlp("rm", "rm", "-rf", away, (char *) NULL);
+                _exit(127);
+        }
+        int status;
+        assert_se(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        recorder_reset(rec);
+        pos = 0;
+        t = mono_usec();
+        pf_mkdir(c.dir);
+        pf_mkdir(sub);
+        pf_copy_in_place(pp_src, pp_file);
+        assert_streq(wait_added(&c, &pos), pp);
+        note_delay("profile directory made again + cp", t);
+        assert_filename(&c, pp_file, pp);
+        char *only[] = { pp, NULL };
+        assert_profiles_exactly(&c, only);
+
+        /* and a sub-directory made there afterwards is still followed */
+        recorder_reset(rec);
+        pos = 0;
+        pf_unlink(pp_file);
+        assert_streq(wait_removed(&c, &pos), pp);
+        pf_copy_in_place(pp_src, pp_file);
+        assert_streq(wait_added(&c, &pos), pp);
 
         harness_assert_alive(h);
         must_call(bus, CM_PATH, CM_IFACE, "DeleteDevice", "o", dev);
