@@ -5,7 +5,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#define CM "org.freedesktop.ColorManager."
+#include "cm-names.h"
+
+#define CM CM_IFACE "."
 
 static const char *const prefix[] = {
         [DOMAIN_MANAGER] = CM,
