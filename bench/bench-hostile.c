@@ -19,9 +19,8 @@
 #include <unistd.h>
 
 #include "bench-util.h"
+#include "cm-names.h"
 
-#define CM_DEST "org.freedesktop.ColorManager"
-#define CM_PATH "/org/freedesktop/ColorManager"
 
 typedef struct Pending {
         bool done;
@@ -40,7 +39,7 @@ static int one_round(sd_bus *hostile, sd_bus *other, int fd, unsigned round, uin
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
         char id[64];
         snprintf(id, sizeof id, "bench-hostile-%u-%d", round, (int) getpid());
-        int r = sd_bus_message_new_method_call(hostile, &call, CM_DEST, CM_PATH, CM_DEST, "CreateProfileWithFd");
+        int r = sd_bus_message_new_method_call(hostile, &call, CM_NAME, CM_PATH, CM_IFACE, "CreateProfileWithFd");
         if (r >= 0)
                 r = sd_bus_message_append(call, "ssha{ss}", id, "temp", fd, 0);
         if (r < 0)
@@ -54,7 +53,7 @@ static int one_round(sd_bus *hostile, sd_bus *other, int fd, unsigned round, uin
         while (!p.done) {
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
                 uint64_t t0 = now_nsec();
-                r = sd_bus_call_method(other, CM_DEST, CM_PATH, CM_DEST, "GetProfiles", NULL, &reply, "");
+                r = sd_bus_call_method(other, CM_NAME, CM_PATH, CM_IFACE, "GetProfiles", NULL, &reply, "");
                 if (r < 0)
                         return r;
                 uint64_t dt = now_nsec() - t0;

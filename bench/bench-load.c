@@ -37,12 +37,10 @@
 #include <unistd.h>
 
 #include "bench-util.h"
+#include "cm-names.h"
 #include "macro.h"
 #include "strv.h"
 
-#define CM_NAME "org.freedesktop.ColorManager"
-#define CM_PATH "/org/freedesktop/ColorManager"
-#define CM_IFACE "org.freedesktop.ColorManager"
 #define CM_DEVICE_IFACE CM_IFACE ".Device"
 #define CALL_TIMEOUT_USEC (120ULL * 1000 * 1000)
 #define PIPELINE_WINDOW 64

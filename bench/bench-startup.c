@@ -40,12 +40,10 @@
 #include <unistd.h>
 
 #include "bench-util.h"
+#include "cm-names.h"
 #include "macro.h"
 #include "strv.h"
 
-#define CM_NAME "org.freedesktop.ColorManager"
-#define CM_PATH "/org/freedesktop/ColorManager"
-#define CM_IFACE "org.freedesktop.ColorManager"
 /* The default of --timeout: colord takes about 10 s for 5000 profiles; tinctd is ready long
  * before. A benchmark that cannot get its answer says so instead of waiting on. */
 #define DEFAULT_TIMEOUT_SEC 120

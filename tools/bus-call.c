@@ -115,7 +115,7 @@ int bus_new_method_call(sd_bus *bus, const char *path, const char *iface, const 
                         sd_bus_message **ret) {
         int r;
 
-        r = sd_bus_message_new_method_call(bus, ret, CM_SERVICE, path, iface, member);
+        r = sd_bus_message_new_method_call(bus, ret, CM_NAME, path, iface, member);
         if (r < 0)
                 return bus_log_create_error(r);
         return 0;
@@ -184,11 +184,11 @@ int bus_call_paths(sd_bus *bus, const char *path, const char *iface, const char 
 const char *bus_object_kind_interface(BusObjectKind kind) {
         switch (kind) {
         case BUS_OBJECT_DEVICE:
-                return CM_IFACE_DEVICE;
+                return CM_DEVICE_IFACE;
         case BUS_OBJECT_PROFILE:
-                return CM_IFACE_PROFILE;
+                return CM_PROFILE_IFACE;
         case BUS_OBJECT_SENSOR:
-                return CM_IFACE_SENSOR;
+                return CM_SENSOR_IFACE;
         }
         return NULL;
 }

@@ -27,7 +27,7 @@ int bus_exit_status(int r);
  * returns -EHOSTUNREACH. */
 int bus_connect(sd_bus **ret);
 
-/* Calls a method of the daemon (service CM_SERVICE). On failure logs
+/* Calls a method of the daemon (service CM_NAME). On failure logs
  * "<error name>: <message>" and returns a negative errno (see above). */
 int bus_call(sd_bus *bus, const char *path, const char *iface, const char *member,
              sd_bus_message **ret_reply, const char *types, ...);

@@ -17,6 +17,7 @@
 #include "bus-call.h"
 #include "cli.h"
 #include "log.h"
+#include "main-func.h"
 #include "store.h"
 #include "verbs.h"
 
@@ -503,7 +504,8 @@ static int check_invocation(const Invocation *inv, CliOption given) {
         return 0;
 }
 
-int main(int argc, char **argv) {
+/* Returns an exit status of cli.h (0, EXIT_USAGE, a verb's own) or a negative errno. */
+static int run(int argc, char **argv) {
         struct option longopts[ELEMENTSOF(option_defs) + 3] = {};
         char shortopts[3 * ELEMENTSOF(option_defs) + 4] = ":h";
         char error[256] = "";
@@ -606,3 +608,5 @@ int main(int argc, char **argv) {
         }
         return inv.verb->run(&inv);
 }
+
+DEFINE_MAIN_FUNCTION(run)

@@ -32,10 +32,10 @@ static int device_profile_call(Invocation *inv, const char *member) {
         if (r < 0)
                 return bus_exit_status(r);
         if (streq(member, "AddProfile"))
-                r = bus_call(inv->bus, device, CM_IFACE_DEVICE, member, NULL, "so", inv->opts.soft ? "soft" : "hard",
+                r = bus_call(inv->bus, device, CM_DEVICE_IFACE, member, NULL, "so", inv->opts.soft ? "soft" : "hard",
                              profile);
         else
-                r = bus_call(inv->bus, device, CM_IFACE_DEVICE, member, NULL, "o", profile);
+                r = bus_call(inv->bus, device, CM_DEVICE_IFACE, member, NULL, "o", profile);
         return bus_exit_status(r);
 }
 
@@ -57,7 +57,7 @@ static int get_device_profiles(sd_bus *bus, const char *device, char ***ret) {
         int r;
 
         r = bus_call(bus, device, "org.freedesktop.DBus.Properties", "Get", &reply, "ss",
-                     CM_IFACE_DEVICE, "Profiles");
+                     CM_DEVICE_IFACE, "Profiles");
         if (r < 0)
                 return r;
         r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_VARIANT, "ao");
@@ -94,7 +94,7 @@ static int get_profile_for_qualifiers(sd_bus *bus, const char *device, char **qu
         const char *p;
         int r;
 
-        r = bus_new_method_call(bus, device, CM_IFACE_DEVICE, "GetProfileForQualifiers", &m);
+        r = bus_new_method_call(bus, device, CM_DEVICE_IFACE, "GetProfileForQualifiers", &m);
         if (r < 0)
                 return r;
         r = sd_bus_message_append_strv(m, qualifiers);
@@ -191,7 +191,7 @@ int verb_lookup(Invocation *inv) {
         r = bus_object_get(bus, BUS_OBJECT_PROFILE, profile, &o);
         if (r < 0)
                 return bus_exit_status(r);
-        r = bus_call(bus, device, CM_IFACE_DEVICE, "GetProfileRelation", &reply, "o", profile);
+        r = bus_call(bus, device, CM_DEVICE_IFACE, "GetProfileRelation", &reply, "o", profile);
         if (r < 0)
                 return bus_exit_status(r);
         r = sd_bus_message_read(reply, "s", &relation);
@@ -243,7 +243,7 @@ static int device_set_property(Invocation *inv, const char *property) {
         r = bus_resolve(inv->bus, BUS_OBJECT_DEVICE, inv->args[0], &device);
         if (r < 0)
                 return bus_exit_status(r);
-        return bus_exit_status(bus_call(inv->bus, device, CM_IFACE_DEVICE, "SetProperty", NULL, "ss", property,
+        return bus_exit_status(bus_call(inv->bus, device, CM_DEVICE_IFACE, "SetProperty", NULL, "ss", property,
                                         inv->args[1]));
 }
 
@@ -281,7 +281,7 @@ int verb_device_set_enabled(Invocation *inv) {
         r = bus_resolve(inv->bus, BUS_OBJECT_DEVICE, inv->args[0], &device);
         if (r < 0)
                 return bus_exit_status(r);
-        return bus_exit_status(bus_call(inv->bus, device, CM_IFACE_DEVICE, "SetEnabled", NULL, "b",
+        return bus_exit_status(bus_call(inv->bus, device, CM_DEVICE_IFACE, "SetEnabled", NULL, "b",
                                         parse_enabled(inv->args[1])));
 }
 
@@ -308,7 +308,7 @@ int verb_device_inhibit(Invocation *inv) {
         r = bus_resolve(inv->bus, BUS_OBJECT_DEVICE, inv->args[0], &device);
         if (r < 0)
                 return bus_exit_status(r);
-        r = bus_call(inv->bus, device, CM_IFACE_DEVICE, "ProfilingInhibit", NULL, NULL);
+        r = bus_call(inv->bus, device, CM_DEVICE_IFACE, "ProfilingInhibit", NULL, NULL);
         if (r < 0)
                 return bus_exit_status(r);
         if (seconds > 0)
@@ -318,5 +318,5 @@ int verb_device_inhibit(Invocation *inv) {
         fflush(stdout);
 
         (void) hold_until_signal(&mask, seconds);
-        return bus_exit_status(bus_call(inv->bus, device, CM_IFACE_DEVICE, "ProfilingUninhibit", NULL, NULL));
+        return bus_exit_status(bus_call(inv->bus, device, CM_DEVICE_IFACE, "ProfilingUninhibit", NULL, NULL));
 }

@@ -19,6 +19,7 @@
 #include "fileio.h"
 #include "icc-info.h"
 #include "log.h"
+#include "time-util.h"
 #include "verbs.h"
 
 static int user_icc_dir(char **ret) {
@@ -41,7 +42,7 @@ static int find_by_filename(sd_bus *bus, const char *filename, char **ret) {
         const char *path;
         int r;
 
-        r = sd_bus_call_method(bus, CM_SERVICE, CM_PATH, CM_IFACE, "FindProfileByFilename", &e, &reply, "s", filename);
+        r = sd_bus_call_method(bus, CM_NAME, CM_PATH, CM_IFACE, "FindProfileByFilename", &e, &reply, "s", filename);
         if (r < 0)
                 return r;
         r = sd_bus_message_read(reply, "o", &path);
@@ -49,12 +50,6 @@ static int find_by_filename(sd_bus *bus, const char *filename, char **ret) {
                 return r;
         *ret = strdup(path);
         return *ret ? 0 : -ENOMEM;
-}
-
-static uint64_t now_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
 }
 
 int verb_import_profile_check(const Invocation *inv) {
@@ -99,7 +94,7 @@ int verb_import_profile(Invocation *inv) {
 
         /* Subscribed before the copy exists, so the agent's answer cannot come first. */
         bool added = false;
-        r = sd_bus_match_signal(bus, &slot, CM_SERVICE, CM_PATH, CM_IFACE, "ProfileAdded", on_added, &added);
+        r = sd_bus_match_signal(bus, &slot, CM_NAME, CM_PATH, CM_IFACE, "ProfileAdded", on_added, &added);
         if (r < 0) {
                 log_error("cannot watch for ProfileAdded: %s", strerror(-r));
                 return EXIT_FAILURE;
@@ -122,12 +117,12 @@ int verb_import_profile(Invocation *inv) {
         }
 
         log_info("Copied to %s; waiting up to %lu s for the session agent to register it", dest, seconds);
-        uint64_t deadline = now_usec() + seconds * 1000000u;
+        uint64_t deadline = now(CLOCK_MONOTONIC) + seconds * 1000000u;
         for (bool check = true;;) {
                 if (check && find_by_filename(bus, dest, &found) >= 0)
                         break;
-                uint64_t now = now_usec();
-                if (now >= deadline) {
+                uint64_t t = now(CLOCK_MONOTONIC);
+                if (t >= deadline) {
                         log_error(
                                 "%s was copied, but no session agent registered it within %lu s "
                                 "(is tinct-session running? the copy stays and is picked up at the next login)",
@@ -143,7 +138,7 @@ int verb_import_profile(Invocation *inv) {
                 added = false;
                 if (r > 0 || check)
                         continue;
-                r = sd_bus_wait(bus, deadline - now);
+                r = sd_bus_wait(bus, deadline - t);
                 if (r < 0) {
                         log_error("the bus connection failed: %s", strerror(-r));
                         return EXIT_FAILURE;

@@ -31,16 +31,16 @@ static int read_sensor(sd_bus *bus, const char *path, const char *cap, Reading *
         _cleanup_(bus_object_freep) BusObject *o = NULL;
         int r;
 
-        r = bus_call(bus, path, CM_IFACE_SENSOR, "Lock", NULL, NULL);
+        r = bus_call(bus, path, CM_SENSOR_IFACE, "Lock", NULL, NULL);
         if (r < 0)
                 return r;
-        r = bus_call(bus, path, CM_IFACE_SENSOR, "GetSample", &reply, "s", cap);
+        r = bus_call(bus, path, CM_SENSOR_IFACE, "GetSample", &reply, "s", cap);
         if (r >= 0) {
                 r = sd_bus_message_read(reply, "ddd", &ret->xyz[0], &ret->xyz[1], &ret->xyz[2]);
                 if (r < 0)
                         bus_log_parse_error(r);
         }
-        int k = bus_call(bus, path, CM_IFACE_SENSOR, "Unlock", NULL, NULL);
+        int k = bus_call(bus, path, CM_SENSOR_IFACE, "Unlock", NULL, NULL);
         if (r < 0)
                 return r;
         if (k < 0)
@@ -154,10 +154,10 @@ static int measure_spectrum(sd_bus *bus, const char *path, const char *cap, sd_b
         size_t size = 0;
         int r, k;
 
-        r = bus_call(bus, path, CM_IFACE_SENSOR, "Lock", NULL, NULL);
+        r = bus_call(bus, path, CM_SENSOR_IFACE, "Lock", NULL, NULL);
         if (r < 0)
                 return r;
-        r = bus_call(bus, path, CM_IFACE_SENSOR, "GetSpectrum", &reply, "s", cap);
+        r = bus_call(bus, path, CM_SENSOR_IFACE, "GetSpectrum", &reply, "s", cap);
         if (r >= 0) {
                 r = sd_bus_message_read(reply, "dd", ret_start, ret_end);
                 if (r >= 0)
@@ -165,7 +165,7 @@ static int measure_spectrum(sd_bus *bus, const char *path, const char *cap, sd_b
                 if (r < 0)
                         bus_log_parse_error(r);
         }
-        k = bus_call(bus, path, CM_IFACE_SENSOR, "Unlock", NULL, NULL);
+        k = bus_call(bus, path, CM_SENSOR_IFACE, "Unlock", NULL, NULL);
         if (r < 0)
                 return r;
         if (k < 0)
@@ -251,7 +251,7 @@ static int unlock_all(sd_bus *bus, char **locked) {
         int ret = 0, r;
 
         STRV_FOREACH(l, locked) {
-                r = bus_call(bus, *l, CM_IFACE_SENSOR, "Unlock", NULL, NULL);
+                r = bus_call(bus, *l, CM_SENSOR_IFACE, "Unlock", NULL, NULL);
                 if (r < 0 && ret == 0)
                         ret = r;
         }
@@ -272,11 +272,11 @@ static int lock_all(sd_bus *bus, char ***ret) {
                 return -ENODEV;
         }
         STRV_FOREACH(p, paths) {
-                r = bus_call(bus, *p, CM_IFACE_SENSOR, "Lock", NULL, NULL);
+                r = bus_call(bus, *p, CM_SENSOR_IFACE, "Lock", NULL, NULL);
                 if (r >= 0) {
                         r = strv_extend(&locked, *p);
                         if (r < 0) {
-                                (void) bus_call(bus, *p, CM_IFACE_SENSOR, "Unlock", NULL, NULL);
+                                (void) bus_call(bus, *p, CM_SENSOR_IFACE, "Unlock", NULL, NULL);
                                 log_oom();
                         }
                 }
@@ -330,7 +330,7 @@ static int set_option(sd_bus *bus, const char *path, const char *key, const char
 
         double d = strtod(value, &end);
         bool number = end != value && *end == 0;
-        r = bus_new_method_call(bus, path, CM_IFACE_SENSOR, "SetOptions", &m);
+        r = bus_new_method_call(bus, path, CM_SENSOR_IFACE, "SetOptions", &m);
         if (r < 0)
                 return r;
         if (number)

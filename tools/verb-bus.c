@@ -125,7 +125,7 @@ int verb_profile_set_property(Invocation *inv) {
         r = bus_resolve(inv->bus, BUS_OBJECT_PROFILE, inv->args[0], &path);
         if (r < 0)
                 return bus_exit_status(r);
-        return bus_exit_status(bus_call(inv->bus, path, CM_IFACE_PROFILE, "SetProperty", NULL, "ss", inv->args[1],
+        return bus_exit_status(bus_call(inv->bus, path, CM_PROFILE_IFACE, "SetProperty", NULL, "ss", inv->args[1],
                                         inv->args[2]));
 }
 
@@ -136,7 +136,7 @@ int verb_profile_install_system_wide(Invocation *inv) {
         r = bus_resolve(inv->bus, BUS_OBJECT_PROFILE, inv->args[0], &path);
         if (r < 0)
                 return bus_exit_status(r);
-        return bus_exit_status(bus_call(inv->bus, path, CM_IFACE_PROFILE, "InstallSystemWide", NULL, NULL));
+        return bus_exit_status(bus_call(inv->bus, path, CM_PROFILE_IFACE, "InstallSystemWide", NULL, NULL));
 }
 
 /* tinct status: the manager's properties and how many objects of each kind it holds. */

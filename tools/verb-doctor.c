@@ -57,7 +57,7 @@ static int default_profile(sd_bus *bus, const char *device, char **ret, char **r
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         const char *path;
-        int r = sd_bus_message_new_method_call(bus, &m, CM_SERVICE, device, CM_IFACE_DEVICE, "GetProfileForQualifiers");
+        int r = sd_bus_message_new_method_call(bus, &m, CM_NAME, device, CM_DEVICE_IFACE, "GetProfileForQualifiers");
         if (r >= 0)
                 r = sd_bus_message_append_strv(m, (char *[]) { (char *) "*", NULL });
         if (r >= 0)
@@ -76,7 +76,7 @@ static int default_profile(sd_bus *bus, const char *device, char **ret, char **r
 static const char *relation_of(sd_bus *bus, const char *device, const char *profile) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         const char *rel;
-        if (sd_bus_call_method(bus, CM_SERVICE, device, CM_IFACE_DEVICE, "GetProfileRelation", NULL, &reply, "o",
+        if (sd_bus_call_method(bus, CM_NAME, device, CM_DEVICE_IFACE, "GetProfileRelation", NULL, &reply, "o",
                                profile) < 0 || sd_bus_message_read(reply, "s", &rel) < 0)
                 return "unknown";
         return streq(rel, "hard") ? "hard" : streq(rel, "soft") ? "soft" : "unknown";

@@ -96,7 +96,7 @@ static int find_quietly(sd_bus *bus, const char *member, const char *arg, char *
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         const char *p;
-        int r = sd_bus_call_method(bus, CM_SERVICE, CM_PATH, CM_IFACE, member, &error, &reply, "s", arg);
+        int r = sd_bus_call_method(bus, CM_NAME, CM_PATH, CM_IFACE, member, &error, &reply, "s", arg);
         if (r < 0) {
                 if (sd_bus_error_has_name(&error, CM_IFACE ".NotFound"))
                         return 0;
@@ -215,10 +215,10 @@ static int create_device(sd_bus *bus, const char *id, const char *kind, const ch
 /* Undoes this run's objects after a failure (best effort; the failure is reported). */
 static void roll_back(sd_bus *bus, const Run *s) {
         if (s->device)
-                (void) sd_bus_call_method(bus, CM_SERVICE, CM_PATH, CM_IFACE, "DeleteDevice", NULL, NULL, "o",
+                (void) sd_bus_call_method(bus, CM_NAME, CM_PATH, CM_IFACE, "DeleteDevice", NULL, NULL, "o",
                                           s->device);
         if (s->imported)
-                (void) sd_bus_call_method(bus, CM_SERVICE, CM_PATH, CM_IFACE, "DeleteProfile", NULL, NULL, "o",
+                (void) sd_bus_call_method(bus, CM_NAME, CM_PATH, CM_IFACE, "DeleteProfile", NULL, NULL, "o",
                                           s->profile);
 }
 
@@ -272,7 +272,7 @@ static int make_virtual_device(sd_bus *bus, Run *s, const char *kind) {
                           &s->device);
         if (r < 0)
                 return r;
-        r = bus_call(bus, s->device, CM_IFACE_DEVICE, "AddProfile", NULL, "so", "hard", s->profile);
+        r = bus_call(bus, s->device, CM_DEVICE_IFACE, "AddProfile", NULL, "so", "hard", s->profile);
         if (r < 0)
                 return r;
 

@@ -1,55 +1,55 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "bus-errors.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 
-#define CM "org.freedesktop.ColorManager."
+#include "cm-names.h"
+#include "macro.h"
 
-static const char *const prefix[] = {
-        [DOMAIN_MANAGER] = CM,
-        [DOMAIN_DEVICE] = CM "Device.",
-        [DOMAIN_PROFILE] = CM "Profile.",
-        [DOMAIN_SENSOR] = CM "Sensor.",
+/* Every condition's name in one domain; the four tables below are constant, so an error
+ * can point at its name with no table built at run time. */
+#define NAMES_IN(domain)                                                                            \
+        {                                                                                           \
+                [BUS_ERR_INTERNAL] = domain "Internal",                                             \
+                [BUS_ERR_ALREADY_EXISTS] = domain "AlreadyExists",                                  \
+                [BUS_ERR_FAILED_TO_AUTHENTICATE] = domain "FailedToAuthenticate",                   \
+                [BUS_ERR_NOT_SUPPORTED] = domain "NotSupported",                                    \
+                [BUS_ERR_NOT_FOUND] = domain "NotFound",                                            \
+                [BUS_ERR_INPUT_INVALID] = domain "InputInvalid",                                    \
+                [BUS_ERR_FILE_INVALID] = domain "FileInvalid",                                      \
+                [BUS_ERR_PROFILE_DOES_NOT_EXIST] = domain "ProfileDoesNotExist",                    \
+                [BUS_ERR_PROFILE_ALREADY_ADDED] = domain "ProfileAlreadyAdded",                     \
+                [BUS_ERR_PROFILING] = domain "Profiling",                                           \
+                [BUS_ERR_NOTHING_MATCHED] = domain "NothingMatched",                                \
+                [BUS_ERR_FAILED_TO_INHIBIT] = domain "FailedToInhibit",                             \
+                [BUS_ERR_FAILED_TO_UNINHIBIT] = domain "FailedToUninhibit",                         \
+                [BUS_ERR_ALREADY_INSTALLED] = domain "AlreadyInstalled",                            \
+                [BUS_ERR_FAILED_TO_WRITE] = domain "FailedToWrite",                                 \
+                [BUS_ERR_FAILED_TO_READ] = domain "FailedToRead",                                   \
+                [BUS_ERR_PROPERTY_INVALID] = domain "PropertyInvalid",                              \
+                [BUS_ERR_FAILED_TO_GET_UID] = domain "FailedToGetUid",                              \
+                [BUS_ERR_NO_SUPPORT] = domain "NoSupport",                                          \
+                [BUS_ERR_NO_DATA] = domain "NoData",                                                \
+                [BUS_ERR_ALREADY_LOCKED] = domain "AlreadyLocked",                                  \
+                [BUS_ERR_NOT_LOCKED] = domain "NotLocked",                                          \
+                [BUS_ERR_IN_USE] = domain "InUse",                                                  \
+                [BUS_ERR_REQUIRED_POSITION_CALIBRATE] = domain "RequiredPositionCalibrate",         \
+                [BUS_ERR_REQUIRED_POSITION_SURFACE] = domain "RequiredPositionSurface",             \
+        }
+
+static const char *const names[][_BUS_ERR_MAX] = {
+        [DOMAIN_MANAGER] = NAMES_IN(CM_IFACE "."),
+        [DOMAIN_DEVICE] = NAMES_IN(CM_DEVICE_IFACE "."),
+        [DOMAIN_PROFILE] = NAMES_IN(CM_PROFILE_IFACE "."),
+        [DOMAIN_SENSOR] = NAMES_IN(CM_SENSOR_IFACE "."),
 };
-
-static const char *const suffix[_BUS_ERR_MAX] = {
-        [BUS_ERR_INTERNAL] = "Internal",
-        [BUS_ERR_ALREADY_EXISTS] = "AlreadyExists",
-        [BUS_ERR_FAILED_TO_AUTHENTICATE] = "FailedToAuthenticate",
-        [BUS_ERR_NOT_SUPPORTED] = "NotSupported",
-        [BUS_ERR_NOT_FOUND] = "NotFound",
-        [BUS_ERR_INPUT_INVALID] = "InputInvalid",
-        [BUS_ERR_FILE_INVALID] = "FileInvalid",
-        [BUS_ERR_PROFILE_DOES_NOT_EXIST] = "ProfileDoesNotExist",
-        [BUS_ERR_PROFILE_ALREADY_ADDED] = "ProfileAlreadyAdded",
-        [BUS_ERR_PROFILING] = "Profiling",
-        [BUS_ERR_NOTHING_MATCHED] = "NothingMatched",
-        [BUS_ERR_FAILED_TO_INHIBIT] = "FailedToInhibit",
-        [BUS_ERR_FAILED_TO_UNINHIBIT] = "FailedToUninhibit",
-        [BUS_ERR_ALREADY_INSTALLED] = "AlreadyInstalled",
-        [BUS_ERR_FAILED_TO_WRITE] = "FailedToWrite",
-        [BUS_ERR_FAILED_TO_READ] = "FailedToRead",
-        [BUS_ERR_PROPERTY_INVALID] = "PropertyInvalid",
-        [BUS_ERR_FAILED_TO_GET_UID] = "FailedToGetUid",
-        [BUS_ERR_NO_SUPPORT] = "NoSupport",
-        [BUS_ERR_NO_DATA] = "NoData",
-        [BUS_ERR_ALREADY_LOCKED] = "AlreadyLocked",
-        [BUS_ERR_NOT_LOCKED] = "NotLocked",
-        [BUS_ERR_IN_USE] = "InUse",
-        [BUS_ERR_REQUIRED_POSITION_CALIBRATE] = "RequiredPositionCalibrate",
-        [BUS_ERR_REQUIRED_POSITION_SURFACE] = "RequiredPositionSurface",
-};
-
-/* Built once: every (domain, code) name as one string, so bus errors can point at it. */
-static char names[4][_BUS_ERR_MAX][96];
 
 const char *bus_error_name(BusDomain domain, BusErrorCode code) {
-        char *n = names[domain][code];
-        if (!n[0])
-                snprintf(n, sizeof names[0][0], "%s%s", prefix[domain], suffix[code]);
-        return n;
+        assert((size_t) domain < ELEMENTSOF(names) && code < _BUS_ERR_MAX && names[domain][code]);
+        return names[domain][code];
 }
 
 int bus_error_set(sd_bus_error *error, BusDomain domain, BusErrorCode code, const char *fmt, ...) {

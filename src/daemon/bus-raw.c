@@ -46,11 +46,13 @@ int bus_message_wire_bytes(sd_bus_message *m, size_t limit, uint8_t **ret, size_
                 close(sv[0]);
                 return -errno;
         }
-        if ((r = sd_bus_new(&b)) < 0) {
+        r = sd_bus_new(&b);
+        if (r < 0) {
                 close(sv[0]);
                 return r;
         }
-        if ((r = sd_bus_set_fd(b, sv[0], sv[0])) < 0) {
+        r = sd_bus_set_fd(b, sv[0], sv[0]);
+        if (r < 0) {
                 close(sv[0]);
                 sd_bus_unref(b);
                 return r;
@@ -78,7 +80,8 @@ int bus_message_wire_bytes(sd_bus_message *m, size_t limit, uint8_t **ret, size_
                         start = (size_t) (e - buf) + sizeof client_end - 1;
                         break;
                 }
-                if ((r = read_some(peer, &buf, &size, &cap, limit)) < 0)
+                r = read_some(peer, &buf, &size, &cap, limit);
+                if (r < 0)
                         return r;
         }
         /* The fixed header says how long the message is: 16 bytes, then the header fields
@@ -103,7 +106,8 @@ int bus_message_wire_bytes(sd_bus_message *m, size_t limit, uint8_t **ret, size_
                                 return 0;
                         }
                 }
-                if ((r = read_some(peer, &buf, &size, &cap, limit + start)) < 0)
+                r = read_some(peer, &buf, &size, &cap, limit + start);
+                if (r < 0)
                         return r;
         }
 }

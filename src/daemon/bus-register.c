@@ -73,15 +73,29 @@ static int on_name_owner_changed(sd_bus_message *msg, void *userdata, sd_bus_err
 
 int manager_bus_register(Manager *m) {
         int r;
-        if ((r = sd_bus_add_object_vtable(m->bus, NULL, MANAGER_PATH, MANAGER_IFACE, manager_vtable, m)) < 0 ||
-            (r = sd_bus_add_fallback_vtable(m->bus, NULL, DEVICE_PATH_PREFIX, DEVICE_IFACE, device_vtable, find_device, m)) < 0 ||
-            (r = sd_bus_add_fallback_vtable(m->bus, NULL, PROFILE_PATH_PREFIX, PROFILE_IFACE, profile_vtable, find_profile, m)) < 0 ||
-            (r = sd_bus_add_fallback_vtable(m->bus, NULL, SENSOR_PATH_PREFIX, SENSOR_IFACE, sensor_vtable, find_sensor, m)) < 0)
-                return log_error_errno(r, "Failed to register objects: %m");
-        if ((r = sd_bus_add_node_enumerator(m->bus, NULL, DEVICE_PATH_PREFIX, enumerate_devices, m)) < 0 ||
-            (r = sd_bus_add_node_enumerator(m->bus, NULL, PROFILE_PATH_PREFIX, enumerate_profiles, m)) < 0 ||
-            (r = sd_bus_add_node_enumerator(m->bus, NULL, SENSOR_PATH_PREFIX, enumerate_sensors, m)) < 0)
-                return log_error_errno(r, "Failed to register node enumerators: %m");
+        static const struct {
+                const char *prefix, *iface;
+                const sd_bus_vtable *vtable;
+                sd_bus_object_find_t find;
+                sd_bus_node_enumerator_t enumerate;
+        } types[] = {
+                { DEVICE_PATH_PREFIX, CM_DEVICE_IFACE, device_vtable, find_device, enumerate_devices },
+                { PROFILE_PATH_PREFIX, CM_PROFILE_IFACE, profile_vtable, find_profile, enumerate_profiles },
+                { SENSOR_PATH_PREFIX, CM_SENSOR_IFACE, sensor_vtable, find_sensor, enumerate_sensors },
+        };
+
+        r = sd_bus_add_object_vtable(m->bus, NULL, CM_PATH, CM_IFACE, manager_vtable, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to register the manager object: %m");
+        for (size_t i = 0; i < ELEMENTSOF(types); i++) {
+                r = sd_bus_add_fallback_vtable(m->bus, NULL, types[i].prefix, types[i].iface, types[i].vtable,
+                                               types[i].find, m);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to register the objects under %s: %m", types[i].prefix);
+                r = sd_bus_add_node_enumerator(m->bus, NULL, types[i].prefix, types[i].enumerate, m);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to register the enumerator of %s: %m", types[i].prefix);
+        }
         r = sd_bus_match_signal(m->bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
                                 "NameOwnerChanged", on_name_owner_changed, m);
         if (r < 0)

@@ -71,3 +71,8 @@ int bus_read_strmap(sd_bus_message *m, StrMap *ret, BusDomain domain, sd_bus_err
                 return r;
         return sd_bus_message_exit_container(m);
 }
+
+int bus_error_object_gone(sd_bus_message *m, const char *what, sd_bus_error *error) {
+        return sd_bus_error_setf(error, SD_BUS_ERROR_UNKNOWN_OBJECT, "%s %s no longer exists", what,
+                                 sd_bus_message_get_path(m));
+}

@@ -16,3 +16,6 @@ int bus_read_strmap(sd_bus_message *m, StrMap *ret, BusDomain domain, sd_bus_err
 int bus_read_string_array(sd_bus_message *m, const char **ret, size_t max, size_t *ret_n);
 /* Checks one property key/value against the length limits. */
 int bus_check_property(const char *key, const char *value, BusDomain domain, sd_bus_error *error);
+/* The error of a polkit continuation whose object went away while polkit answered:
+ * UnknownObject naming `what` ("device", "profile") and the message's path. */
+int bus_error_object_gone(sd_bus_message *m, const char *what, sd_bus_error *error);

@@ -17,6 +17,7 @@
 #define ACTION_MODIFY "org.freedesktop.color-manager.modify-device"
 #define ACTION_INHIBIT "org.freedesktop.color-manager.device-inhibit"
 
+/* The continuations look the device up again with this: it may have gone while polkit answered. */
 static Device *device_of(Manager *m, sd_bus_message *msg) {
         return manager_find_device_by_path(m, sd_bus_message_get_path(msg));
 }
@@ -32,7 +33,7 @@ void device_emit_properties(Device *d, const char *first, ...) {
         names[n] = NULL;
         sd_bus *bus = manager_signal_bus(d->manager);
         if (bus)
-                (void) sd_bus_emit_properties_changed_strv(bus, d->path, DEVICE_IFACE, (char **) names);
+                (void) sd_bus_emit_properties_changed_strv(bus, d->path, CM_DEVICE_IFACE, (char **) names);
 }
 
 void device_emit_relations_changed(Device *d, bool modified, const char *extra_property) {
@@ -42,7 +43,7 @@ void device_emit_relations_changed(Device *d, bool modified, const char *extra_p
                 return;
         device_emit_properties(d, "Profiles", modified ? "Modified" : extra_property,
                                modified ? extra_property : NULL, NULL);
-        (void) sd_bus_emit_signal(bus, d->path, DEVICE_IFACE, "Changed", "");
+        (void) sd_bus_emit_signal(bus, d->path, CM_DEVICE_IFACE, "Changed", "");
         manager_emit_path_signal(m, "DeviceChanged", d->path);
 }
 
@@ -147,16 +148,6 @@ static int authorize_choice(sd_bus_message *msg, Device *d, HardChoice what, Aut
         return polkit_authorize_object(m, msg, ACTION_MODIFY, DOMAIN_DEVICE, skip, d->owner, cont, error);
 }
 
-/* The continuations look the device up again: it may have gone while polkit answered. */
-#define DEVICE_OR_FAIL(m, msg, error)                                                                  \
-        ({                                                                                         \
-                Device *_d = device_of(m, msg);                                                    \
-                if (!_d)                                                                           \
-                        return sd_bus_error_setf(error, SD_BUS_ERROR_UNKNOWN_OBJECT,               \
-                                                 "device %s no longer exists", sd_bus_message_get_path(msg)); \
-                _d;                                                                                \
-        })
-
 /* Methods that need polkit (not for the caller's own temp device): the handler only asks;
  * the continuation does the work. */
 #define DEVICE_AUTH_METHOD(name, cont, action)                                                      \
@@ -167,13 +158,18 @@ static int authorize_choice(sd_bus_message *msg, Device *d, HardChoice what, Aut
         }
 
 static int set_property_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
-        Device *d = DEVICE_OR_FAIL(m, msg, error);
+        Device *d = device_of(m, msg);
+        if (!d)
+                return bus_error_object_gone(msg, "device", error);
         const char *key, *value, *prop;
         int r = sd_bus_message_read(msg, "ss", &key, &value);
         if (r < 0)
                 return r;
-        if ((r = bus_check_property(key, value, DOMAIN_DEVICE, error)) < 0 ||
-            (r = check_may_modify(m, c, d, error)) < 0)
+        r = bus_check_property(key, value, DOMAIN_DEVICE, error);
+        if (r < 0)
+                return r;
+        r = check_may_modify(m, c, d, error);
+        if (r < 0)
                 return r;
         if (streq(key, "Kind") && !names_device_kind_is_valid(value))
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "device type %s not recognised", value);
@@ -197,12 +193,15 @@ static int set_property_authorized(sd_bus_message *msg, Manager *m, Client *c, s
 DEVICE_AUTH_METHOD(method_set_property, set_property_authorized, ACTION_MODIFY)
 
 static int add_profile_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
-        Device *d = DEVICE_OR_FAIL(m, msg, error);
+        Device *d = device_of(m, msg);
+        if (!d)
+                return bus_error_object_gone(msg, "device", error);
         const char *relation, *path;
         int r = sd_bus_message_read(msg, "so", &relation, &path);
         if (r < 0)
                 return r;
-        if ((r = check_may_modify(m, c, d, error)) < 0)
+        r = check_may_modify(m, c, d, error);
+        if (r < 0)
                 return r;
         bool hard = streq(relation, "hard");
         if (!hard && !streq(relation, "soft"))
@@ -212,9 +211,9 @@ static int add_profile_authorized(sd_bus_message *msg, Manager *m, Client *c, sd
         if (!p)
                 return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_PROFILE_DOES_NOT_EXIST,
                                      "profile object path '%s' does not exist", path);
-        uint64_t now = now_usec();
+        uint64_t when = now(CLOCK_REALTIME);
         bool was_soft = device_find_profile(d, p) != NULL;
-        r = device_add_profile(d, p, hard, now);
+        r = device_add_profile(d, p, hard, when);
         if (r == -EEXIST)
                 return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_PROFILE_ALREADY_ADDED,
                                      "profile object path '%s' has already been added", path);
@@ -224,7 +223,7 @@ static int add_profile_authorized(sd_bus_message *msg, Manager *m, Client *c, sd
          * back (nothing was signalled yet) and the caller told, rather than acknowledged and
          * lost at the next start. */
         if (hard) {
-                r = choice_store(m, c, d, p, now);
+                r = choice_store(m, c, d, p, when);
                 if (r < 0) {
                         if (was_soft)
                                 device_find_profile(d, p)->hard = false;
@@ -237,7 +236,7 @@ static int add_profile_authorized(sd_bus_message *msg, Manager *m, Client *c, sd
         device_touch(d);
         device_emit_relations_changed(d, true, NULL);
         if (hard)
-                propagate_choice(m, c, d, p, CHOICE_ADD, now);
+                propagate_choice(m, c, d, p, CHOICE_ADD, when);
         return sd_bus_reply_method_return(msg, "");
 }
 
@@ -257,7 +256,8 @@ static int read_profile_arg(sd_bus_message *msg, Manager *m, Client *c, Device *
         int r = sd_bus_message_read(msg, "o", &path);
         if (r < 0)
                 return r;
-        if ((r = check_may_modify(m, c, d, error)) < 0)
+        r = check_may_modify(m, c, d, error);
+        if (r < 0)
                 return r;
         *ret_device = d;
         *ret_profile = manager_find_profile_by_path(m, path);
@@ -302,14 +302,14 @@ static int make_default_authorized(sd_bus_message *msg, Manager *m, Client *c, s
                 return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_PROFILE_DOES_NOT_EXIST,
                                      "profile object path '%s' does not exist for this device", path);
         /* Stored first: if the disk refuses, nothing changes (the choice would not survive). */
-        uint64_t now = now_usec();
-        r = choice_store(m, c, d, p, now);
+        uint64_t when = now(CLOCK_REALTIME);
+        r = choice_store(m, c, d, p, when);
         if (r < 0)
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "failed to save the default: %s", strerror(-r));
-        (void) device_make_profile_default(d, p, now);
+        (void) device_make_profile_default(d, p, when);
         device_touch(d);
         device_emit_relations_changed(d, true, NULL);
-        propagate_choice(m, c, d, p, CHOICE_DEFAULT, now);
+        propagate_choice(m, c, d, p, CHOICE_DEFAULT, when);
         return sd_bus_reply_method_return(msg, "");
 }
 
@@ -362,16 +362,20 @@ static int method_get_profile_relation(sd_bus_message *msg, void *userdata, sd_b
 }
 
 static int inhibit_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
-        Device *d = DEVICE_OR_FAIL(m, msg, error);
+        Device *d = device_of(m, msg);
+        if (!d)
+                return bus_error_object_gone(msg, "device", error);
+        int r;
         const char *sender = sd_bus_message_get_sender(msg);
-        int r = check_may_modify(m, c, d, error);
+        r = check_may_modify(m, c, d, error);
         if (r < 0)
                 return r;
         if (strv_contains(d->inhibitors, sender))
                 return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_FAILED_TO_INHIBIT, "already inhibited by %s", sender);
         if (strv_length(d->inhibitors) >= LIMIT_METADATA_ENTRIES)
                 return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_FAILED_TO_INHIBIT, "too many inhibitors");
-        if ((r = strv_extend(&d->inhibitors, sender)) < 0)
+        r = strv_extend(&d->inhibitors, sender);
+        if (r < 0)
                 return r;
         c->watched = true;
         device_emit_relations_changed(d, false, "ProfilingInhibitors");
@@ -390,12 +394,15 @@ static int method_profiling_uninhibit(sd_bus_message *msg, void *userdata, sd_bu
 }
 
 static int set_enabled_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
-        Device *d = DEVICE_OR_FAIL(m, msg, error);
+        Device *d = device_of(m, msg);
+        if (!d)
+                return bus_error_object_gone(msg, "device", error);
         int enabled;
         int r = sd_bus_message_read(msg, "b", &enabled);
         if (r < 0)
                 return r;
-        if ((r = check_may_modify(m, c, d, error)) < 0)
+        r = check_may_modify(m, c, d, error);
+        if (r < 0)
                 return r;
         if (d->enabled == !!enabled)
                 return sd_bus_reply_method_return(msg, "");
@@ -405,7 +412,7 @@ static int set_enabled_authorized(sd_bus_message *msg, Manager *m, Client *c, sd
         d->enabled = enabled;
         device_touch(d);
         device_emit_properties(d, "Enabled", "Modified", NULL);
-        (void) sd_bus_emit_signal(m->bus, d->path, DEVICE_IFACE, "Changed", "");
+        (void) sd_bus_emit_signal(m->bus, d->path, CM_DEVICE_IFACE, "Changed", "");
         manager_emit_path_signal(m, "DeviceChanged", d->path);
         return sd_bus_reply_method_return(msg, "");
 }

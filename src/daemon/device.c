@@ -37,7 +37,7 @@ int device_new(Manager *m, const char *id, uid_t owner, Scope scope, Device **re
         d->scope = scope;
         d->kind = "unknown";
         d->enabled = true;
-        d->created = d->modified = now_usec();
+        d->created = d->modified = now(CLOCK_REALTIME);
         d->id = strdup(id);
         d->mode = strdup("unknown");
         d->path = manager_object_path(m, DEVICE_PATH_PREFIX, id, owner);
@@ -72,7 +72,7 @@ Device *device_free(Device *d) {
 }
 
 void device_touch(Device *d) {
-        d->modified = now_usec();
+        d->modified = now(CLOCK_REALTIME);
 }
 
 bool device_may_be_modified_by(const Device *d, uid_t uid) {

@@ -10,6 +10,7 @@
 #include "list.h"
 #include "manager.h"
 #include "strmap.h"
+#include "time-util.h"
 
 typedef enum Scope {
         SCOPE_UNKNOWN,

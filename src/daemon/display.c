@@ -353,7 +353,7 @@ static int add_display(DisplayWatch *w, DisplayConnector *c) {
         bool enabled;
         if (m->store && store_device_get_enabled(m->store, c->id, &enabled) >= 0)
                 d->enabled = enabled;
-        if (p && want_soft_edid(m, c->id, p) && (r = device_add_profile(d, p, false, now_usec())) < 0)
+        if (p && want_soft_edid(m, c->id, p) && (r = device_add_profile(d, p, false, now(CLOCK_REALTIME))) < 0)
                 goto finish;
         r = manager_add_device(m, d);
         if (r < 0)

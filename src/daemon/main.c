@@ -10,9 +10,10 @@
 #include <systemd/sd-daemon.h>
 
 #include "daemon-dbus.h"
+#include "event-util.h"
 #include "log.h"
+#include "main-func.h"
 #include "parser.h"
-#include "polkit.h"
 
 #define DEFAULT_STATE_DIR "/var/lib/tinct"
 
@@ -29,8 +30,21 @@ static const char *const default_profile_dirs[] = {
 #define DEFAULT_PARSE_TIMEOUT_SEC 10.0
 #define BACKUP_INTERVAL_USEC (3600ULL * 1000000ULL)
 
-static int ready_fd = -1;
-static char *import_colord_dir;
+/* What main.c keeps beside the registry: the command line's one-shot parts. Lives on run()'s
+ * stack; the bus callbacks get it as userdata. */
+typedef struct Daemon {
+        Manager *manager;
+        int ready_fd;                   /* --ready-fd: written once, then closed */
+        char *import_colord_dir;        /* --import-colord: read once at start */
+} Daemon;
+
+static void daemon_done(Daemon *d) {
+        d->manager = manager_free(d->manager);
+        if (d->ready_fd >= 0)
+                close(d->ready_fd);
+        d->ready_fd = -1;
+        d->import_colord_dir = mfree(d->import_colord_dir);
+}
 
 static void help(void) {
         printf("tinctd — colour management daemon (org.freedesktop.ColorManager)\n\n"
@@ -65,7 +79,7 @@ static char *default_parse_helper(const char *argv0) {
         return strdup(TINCT_LIBEXECDIR "/tinct-parse");
 }
 
-static int parse_argv(int argc, char **argv, ManagerConfig *cfg) {
+static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
         enum { ARG_STATE_DIR = 0x100, ARG_PROFILE_DIR, ARG_SYSFS_ROOT, ARG_NO_UDEV, ARG_DUMMY,
                ARG_POLKIT_TIMEOUT, ARG_READY_FD, ARG_VERSION, ARG_IMPORT_COLORD, ARG_PARSE_HELPER,
                ARG_PARSE_TIMEOUT, ARG_DUMMY_DISPLAY };
@@ -139,14 +153,14 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg) {
                         break;
                 }
                 case ARG_READY_FD:
-                        ready_fd = (int) strtol(optarg, &end, 10);
-                        if (*end || ready_fd < 0) {
+                        d->ready_fd = (int) strtol(optarg, &end, 10);
+                        if (*end || d->ready_fd < 0) {
                                 log_error("Invalid --ready-fd: %s", optarg);
                                 return -EINVAL;
                         }
                         break;
                 case ARG_IMPORT_COLORD:
-                        if (free_and_strdup(&import_colord_dir, optarg) < 0)
+                        if (free_and_strdup(&d->import_colord_dir, optarg) < 0)
                                 return log_oom();
                         break;
                 case 'v':
@@ -167,13 +181,26 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg) {
         }
         /* A real installation migrates from colord on its first start; a private state
          * directory (tests, demos) never reads the machine's colord files unless asked. */
-        if (!cfg->state_dir && (!(cfg->state_dir = strdup(DEFAULT_STATE_DIR)) ||
-                                (!import_colord_dir && !(import_colord_dir = strdup(DEFAULT_COLORD_DIR)))))
-                return log_oom();
-        if (!cfg->profile_dirs && !(cfg->profile_dirs = strv_copy((char **) default_profile_dirs)))
-                return log_oom();
-        if (!cfg->parse_helper && !(cfg->parse_helper = default_parse_helper(argv[0])))
-                return log_oom();
+        if (!cfg->state_dir) {
+                cfg->state_dir = strdup(DEFAULT_STATE_DIR);
+                if (!cfg->state_dir)
+                        return log_oom();
+                if (!d->import_colord_dir) {
+                        d->import_colord_dir = strdup(DEFAULT_COLORD_DIR);
+                        if (!d->import_colord_dir)
+                                return log_oom();
+                }
+        }
+        if (!cfg->profile_dirs) {
+                cfg->profile_dirs = strv_copy((char **) default_profile_dirs);
+                if (!cfg->profile_dirs)
+                        return log_oom();
+        }
+        if (!cfg->parse_helper) {
+                cfg->parse_helper = default_parse_helper(argv[0]);
+                if (!cfg->parse_helper)
+                        return log_oom();
+        }
         /* Profiles installed system-wide land in STATE_DIR/icc; always watch it. */
         _cleanup_free_ char *own = NULL;
         if (asprintf(&own, "%s/icc", cfg->state_dir) < 0)
@@ -184,18 +211,19 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg) {
 }
 
 static int on_name_acquired(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Daemon *d = userdata;
         const sd_bus_error *e = sd_bus_message_get_error(msg);
         if (e) {
-                log_error("Failed to acquire %s: %s", MANAGER_IFACE, e->message);
-                return sd_event_exit(sd_bus_get_event(sd_bus_message_get_bus(msg)), EXIT_FAILURE);
+                log_error("Failed to acquire %s: %s", CM_NAME, e->message);
+                return sd_event_exit(d->manager->event, EXIT_FAILURE);
         }
-        log_info("Ready: %s on the system bus", MANAGER_IFACE);
+        log_info("Ready: %s on the system bus", CM_NAME);
         (void) sd_notify(false, "READY=1");
-        if (ready_fd >= 0) {
+        if (d->ready_fd >= 0) {
                 static const char line[] = "READY=1\n";
-                (void) !write(ready_fd, line, sizeof line - 1);
-                close(ready_fd);
-                ready_fd = -1;
+                (void) !write(d->ready_fd, line, sizeof line - 1);
+                close(d->ready_fd);
+                d->ready_fd = -1;
         }
         return 0;
 }
@@ -209,88 +237,92 @@ static int on_backup_timer(sd_event_source *s, uint64_t usec, void *userdata) {
 
 static int on_name_lost(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         const char *name;
-        if (sd_bus_message_read(msg, "s", &name) >= 0 && streq(name, MANAGER_IFACE)) {
+        if (sd_bus_message_read(msg, "s", &name) >= 0 && streq(name, CM_NAME)) {
                 log_info("Lost the bus name to another instance, exiting.");
                 return sd_event_exit(userdata, 0);
         }
         return 0;
 }
 
-int main(int argc, char **argv) {
-        ManagerConfig cfg = { 0 };
-        _cleanup_(manager_freep) Manager *m = NULL;
-        int r;
-
-        r = parse_argv(argc, argv, &cfg);
-        if (r <= 0) {
-                free(cfg.state_dir);
-                strv_free(cfg.profile_dirs);
-                free(cfg.sysfs_root);
-                return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
-        }
-        r = manager_new(&cfg, &m);
-        if (r < 0)
-                return log_error_errno(r, "Failed to allocate: %m"), EXIT_FAILURE;
-        /* Started now, not on the first file: a parser that cannot start at all is one
-         * start-up error naming its path, not a daemon that is "Ready" without profiles. */
-        r = parser_start(m->parser);
-        if (r < 0)
-                return EXIT_FAILURE;
-
-        sigset_t mask;
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGTERM);
-        sigaddset(&mask, SIGINT);
-        sigprocmask(SIG_BLOCK, &mask, NULL);
-        signal(SIGPIPE, SIG_IGN);
-
-        if ((r = sd_event_default(&m->event)) < 0 ||
-            (r = sd_event_add_signal(m->event, NULL, SIGTERM, NULL, NULL)) < 0 ||
-            (r = sd_event_add_signal(m->event, NULL, SIGINT, NULL, NULL)) < 0)
-                return log_error_errno(r, "Failed to set up the event loop: %m"), EXIT_FAILURE;
-
-        r = store_open(m->config.state_dir, &m->store);
+static int store_start(Daemon *d) {
+        Manager *m = d->manager;
+        int r = store_open(m->config.state_dir, &m->store);
         /* A full or read-only disk: serve what is stored and refuse changes, rather than
          * leave every client without colour management. */
         if (r < 0 && store_open_error_is_unwritable(r))
                 r = store_open_read_only(m->config.state_dir, r, &m->store);
         if (r < 0)
-                return EXIT_FAILURE; /* the store said why */
-        if (import_colord_dir)
-                (void) store_import_colord(m->store, import_colord_dir);
-        free(import_colord_dir);
-        import_colord_dir = NULL;
+                return r; /* the store said why */
+        if (d->import_colord_dir)
+                (void) store_import_colord(m->store, d->import_colord_dir);
+        d->import_colord_dir = mfree(d->import_colord_dir);
         r = sd_event_add_time_relative(m->event, NULL, CLOCK_MONOTONIC, BACKUP_INTERVAL_USEC, 0, on_backup_timer, m);
         if (r < 0)
-                return log_error_errno(r, "Failed to set up the backup timer: %m"), EXIT_FAILURE;
+                return log_error_errno(r, "Failed to set up the backup timer: %m");
+        return 0;
+}
 
-        r = sd_bus_open_system(&m->bus);
+static int bus_start(Manager *m) {
+        int r = sd_bus_open_system(&m->bus);
         if (r < 0)
-                return log_error_errno(r, "Failed to connect to the system bus: %m"), EXIT_FAILURE;
-        if ((r = sd_bus_attach_event(m->bus, m->event, 0)) < 0 || (r = manager_bus_register(m)) < 0)
-                return log_error_errno(r, "Failed to set up the bus: %m"), EXIT_FAILURE;
+                return log_error_errno(r, "Failed to connect to the system bus: %m");
+        r = sd_bus_attach_event(m->bus, m->event, 0);
+        if (r < 0)
+                return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
+        r = manager_bus_register(m);
+        if (r < 0)
+                return r; /* logged */
         r = sd_bus_match_signal(m->bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                 "org.freedesktop.DBus", "NameLost", on_name_lost, m->event);
         if (r < 0)
-                return log_error_errno(r, "Failed to watch the bus name: %m"), EXIT_FAILURE;
+                return log_error_errno(r, "Failed to watch the bus name: %m");
+        return 0;
+}
 
+static int run(int argc, char **argv) {
+        _cleanup_(manager_config_done) ManagerConfig cfg = {};
+        _cleanup_(daemon_done) Daemon daemon = { .ready_fd = -1 };
+        int r;
+
+        r = parse_argv(argc, argv, &cfg, &daemon);
+        if (r <= 0)
+                return r;
+        r = manager_new(&cfg, &daemon.manager);
+        if (r < 0)
+                return log_error_errno(r, "Failed to allocate: %m");
+        Manager *m = daemon.manager;
+        /* Started now, not on the first file: a parser that cannot start at all is one
+         * start-up error naming its path, not a daemon that is "Ready" without profiles. */
+        r = parser_start(m->parser);
+        if (r < 0)
+                return r; /* logged, with the path */
+        r = event_new_exit_on_signals(&m->event);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the event loop: %m");
+        r = store_start(&daemon);
+        if (r < 0)
+                return r;
+        r = bus_start(m);
+        if (r < 0)
+                return r;
         r = manager_startup(m);
         if (r < 0)
-                return EXIT_FAILURE;
+                return r;
         m->announcing = true;
 
         /* Taken only now: the first client sees every profile and disk device. */
-        r = sd_bus_request_name_async(m->bus, NULL, MANAGER_IFACE,
+        r = sd_bus_request_name_async(m->bus, NULL, CM_NAME,
                                       SD_BUS_NAME_ALLOW_REPLACEMENT | SD_BUS_NAME_REPLACE_EXISTING,
-                                      on_name_acquired, NULL);
+                                      on_name_acquired, &daemon);
         if (r < 0)
-                return log_error_errno(r, "Failed to request the bus name: %m"), EXIT_FAILURE;
+                return log_error_errno(r, "Failed to request the bus name: %m");
 
         r = sd_event_loop(m->event);
-        polkit_cancel_all(m);
         (void) store_backup(m->store);
         if (r < 0)
-                return log_error_errno(r, "Event loop failed: %m"), EXIT_FAILURE;
+                return log_error_errno(r, "Event loop failed: %m");
         log_info("Exiting.");
-        return r;
+        return r; /* sd_event_exit's code: EXIT_FAILURE when the name could not be had */
 }
+
+DEFINE_MAIN_FUNCTION(run)

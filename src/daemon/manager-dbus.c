@@ -28,7 +28,7 @@
 void manager_emit_path_signal(Manager *m, const char *member, const char *path) {
         sd_bus *bus = manager_signal_bus(m);
         if (bus)
-                (void) sd_bus_emit_signal(bus, MANAGER_PATH, MANAGER_IFACE, member, "o", path);
+                (void) sd_bus_emit_signal(bus, CM_PATH, CM_IFACE, member, "o", path);
 }
 
 static int reply_paths(sd_bus_message *msg, const char *const *paths, size_t n) {
@@ -334,7 +334,8 @@ static int create_device_authorized(sd_bus_message *msg, Manager *m, Client *c, 
         r = bus_read_strmap(msg, &props, DOMAIN_MANAGER, error);
         if (r < 0)
                 return r;
-        if ((r = check_id("device", id, error)) < 0)
+        r = check_id("device", id, error);
+        if (r < 0)
                 return r;
         const char *kind = strmap_get(&props, "Kind");
         if (!kind)
@@ -358,7 +359,8 @@ static int create_device_authorized(sd_bus_message *msg, Manager *m, Client *c, 
                         return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_ALREADY_EXISTS, "device id '%s' already exists", id);
                 return promote_virtual_device(msg, m, existing, &props, error);
         }
-        if ((r = check_object_quota(m, c, error)) < 0)
+        r = check_object_quota(m, c, error);
+        if (r < 0)
                 return r;
 
         _cleanup_(device_freep) Device *d = NULL;
@@ -377,7 +379,8 @@ static int create_device_authorized(sd_bus_message *msg, Manager *m, Client *c, 
         if (store_device_get_enabled(m->store, id, &enabled) >= 0)
                 d->enabled = enabled;
         if (scope == SCOPE_TEMP) {
-                if ((r = free_and_strdup(&d->creator, c->name)) < 0)
+                r = free_and_strdup(&d->creator, c->name);
+                if (r < 0)
                         return r;
                 watch_creator(m, c);
         }
@@ -454,7 +457,7 @@ static int read_args_from_wire(sd_bus_message *msg, uint8_t **wire, const char *
         const char *sig, *k, *v;
         uint32_t handle;
         size_t end;
-        int r = bus_message_wire_bytes(msg, 2 * 1024 * 1024, wire, &size);
+        int r = bus_message_wire_bytes(msg, LIMIT_CREATE_ARGS_WIRE, wire, &size);
         if (r < 0)
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "unreadable arguments: %s", strerror(-r));
         if (dbus_wire_open(*wire, size, &c, &sig) < 0 || !streq(sig, "ssha{ss}") ||
@@ -465,11 +468,13 @@ static int read_args_from_wire(sd_bus_message *msg, uint8_t **wire, const char *
                 if (dbus_wire_align(&c, 8) < 0 || dbus_wire_read_string(&c, &k) < 0 ||
                     dbus_wire_read_string(&c, &v) < 0 || c.pos > end)
                         return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "malformed arguments");
-                if ((r = bus_check_property(k, v, DOMAIN_MANAGER, error)) < 0)
+                r = bus_check_property(k, v, DOMAIN_MANAGER, error);
+                if (r < 0)
                         return r;
                 if (!strmap_get(props, k) && props->n >= LIMIT_METADATA_ENTRIES)
                         return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "too many properties");
-                if ((r = strmap_set(props, k, v)) < 0)
+                r = strmap_set(props, k, v);
+                if (r < 0)
                         return r;
         }
         return 0;
@@ -550,7 +555,8 @@ static int create_profile_common(sd_bus_message *msg, Manager *m, Client *c, boo
                 return r;
         if (!wire && (r = bus_read_strmap(msg, &props, DOMAIN_MANAGER, error)) < 0)
                 return r;
-        if ((r = check_id("profile", id, error)) < 0)
+        r = check_id("profile", id, error);
+        if (r < 0)
                 return r;
         if (manager_find_profile_by_id(m, id))
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_ALREADY_EXISTS, "profile id '%s' already exists", id);
@@ -559,7 +565,8 @@ static int create_profile_common(sd_bus_message *msg, Manager *m, Client *c, boo
         const char *title = strmap_get(&props, "Title");
         if (title && strlen(title) < 3)
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "'Title' value input invalid");
-        if ((r = check_object_quota(m, c, error)) < 0)
+        r = check_object_quota(m, c, error);
+        if (r < 0)
                 return r;
 
         _cleanup_(profile_freep) Profile *p = NULL;
@@ -594,7 +601,8 @@ static int create_profile_common(sd_bus_message *msg, Manager *m, Client *c, boo
         if (r < 0)
                 return r;
         if (scope == SCOPE_TEMP) {
-                if ((r = free_and_strdup(&p->creator, c->name)) < 0)
+                r = free_and_strdup(&p->creator, c->name);
+                if (r < 0)
                         return r;
                 watch_creator(m, c);
         }

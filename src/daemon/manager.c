@@ -17,19 +17,15 @@
 #include "log.h"
 #include "names.h"
 #include "parser.h"
+#include "polkit.h"
 #include "profile-claim.h"
 #include "utf8.h"
 #include "profile-scan.h"
 #include "profile-warnings.h"
 #include "profile.h"
 #include "sensor.h"
+#include "time-util.h"
 #include "udev.h"
-
-uint64_t now_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000;
-}
 
 typedef struct OwnerSuffix {
         char key[16];
@@ -88,14 +84,16 @@ int manager_new(ManagerConfig *config, Manager **ret) {
                 return -ENOMEM;
         m->config = *config;
         *config = (ManagerConfig) { 0 };
-        int r = parser_new(m->config.parse_helper, m->config.parse_timeout_usec, &m->parser);
-        if (r < 0)
-                return r;
-        m->daemon_uid = getuid();
+        /* The lists first: manager_free() walks them whatever fails below. */
         list_init(&m->devices);
         list_init(&m->profiles);
         list_init(&m->sensors);
         list_init(&m->warnings_pending);
+        list_init(&m->pending_auths);
+        int r = parser_new(m->config.parse_helper, m->config.parse_timeout_usec, &m->parser);
+        if (r < 0)
+                return r;
+        m->daemon_uid = getuid();
         m->devices_by_path = hashmap_new();
         m->devices_by_id = CHAIN_INDEX_INIT(Device, id, same_id_next);
         m->profiles_by_filename = CHAIN_INDEX_INIT(Profile, filename, same_file_next);
@@ -120,9 +118,18 @@ typedef struct UidCount {
         unsigned n;
 } UidCount;
 
+void manager_config_done(ManagerConfig *c) {
+        c->state_dir = mfree(c->state_dir);
+        c->profile_dirs = strv_free(c->profile_dirs);
+        c->sysfs_root = mfree(c->sysfs_root);
+        c->dummy_sensor_display = mfree(c->dummy_sensor_display);
+        c->parse_helper = mfree(c->parse_helper);
+}
+
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        polkit_cancel_all(m); /* before the bus goes: their replies are unref'd with it */
         Device *d;
         LIST_FOREACH(&m->devices, d, Device, link) {
                 list_unlink(&m->devices, &d->link);
@@ -164,11 +171,7 @@ Manager *manager_free(Manager *m) {
         store_free(m->store);
         sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
-        free(m->config.state_dir);
-        strv_free(m->config.profile_dirs);
-        free(m->config.sysfs_root);
-        free(m->config.dummy_sensor_display);
-        free(m->config.parse_helper);
+        manager_config_done(&m->config);
         parser_free(m->parser);
         free(m->system_vendor);
         free(m->system_model);
@@ -295,7 +298,7 @@ static void auto_add_for_device(Manager *m, Device *d) {
         for (Profile *p = chain_index_first(&m->profiles_by_target, d->id); p;
              p = chain_index_next(&m->profiles_by_target, p))
                 if (metadata_pair_allowed(m, d, p))
-                        (void) device_add_profile(d, p, false, now_usec());
+                        (void) device_add_profile(d, p, false, now(CLOCK_REALTIME));
 }
 
 static void attach_hard(Device *d, Profile *p, uint64_t timestamp) {
@@ -340,7 +343,7 @@ static void auto_add_for_profile(Manager *m, Profile *p) {
         const char *target = strmap_get(&p->metadata, "MAPPING_device_id");
         if (target) {
                 Device *d = manager_find_device_by_id(m, target, p->owner);
-                if (d && metadata_pair_allowed(m, d, p) && device_add_profile(d, p, false, now_usec()) >= 0) {
+                if (d && metadata_pair_allowed(m, d, p) && device_add_profile(d, p, false, now(CLOCK_REALTIME)) >= 0) {
                         device_touch(d);
                         device_emit_relations_changed(d, true, NULL);
                 }
@@ -368,7 +371,8 @@ int manager_add_device(Manager *m, Device *d) {
         int r = hashmap_put(m->devices_by_path, d->path, d);
         if (r < 0)
                 return r;
-        if ((r = chain_index_add(&m->devices_by_id, d)) < 0) {
+        r = chain_index_add(&m->devices_by_id, d);
+        if (r < 0) {
                 hashmap_remove(m->devices_by_path, d->path);
                 return r;
         }
@@ -434,7 +438,10 @@ int manager_add_profile(Manager *m, Profile *p, bool auto_add) {
                 hashmap_remove(m->profiles_by_path, p->path);
                 return r;
         }
-        if ((r = chain_index_add(&m->profiles_by_filename, p)) < 0 || (r = index_target(m, p)) < 0) {
+        r = chain_index_add(&m->profiles_by_filename, p);
+        if (r >= 0)
+                r = index_target(m, p);
+        if (r < 0) {
                 chain_index_remove(&m->profiles_by_filename, p);
                 hashmap_remove(m->profiles_by_path, p->path);
                 hashmap_remove(m->profiles_by_id, p->id);

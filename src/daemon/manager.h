@@ -12,29 +12,16 @@
 
 #include "chain-index.h"
 #include "client.h"
+#include "cm-names.h"
 #include "hashmap.h"
 #include "list.h"
 #include "store.h"
 #include "strv.h"
+#include "tinct-limits.h"  /* LIMIT_*: what a client can create */
 
-#define MANAGER_PATH "/org/freedesktop/ColorManager"
-#define MANAGER_IFACE "org.freedesktop.ColorManager"
-#define DEVICE_PATH_PREFIX MANAGER_PATH "/devices"
-#define PROFILE_PATH_PREFIX MANAGER_PATH "/profiles"
-#define SENSOR_PATH_PREFIX MANAGER_PATH "/sensors"
-#define DEVICE_IFACE MANAGER_IFACE ".Device"
-#define PROFILE_IFACE MANAGER_IFACE ".Profile"
-#define SENSOR_IFACE MANAGER_IFACE ".Sensor"
-
-/* Bounds on what clients can create (colord §16.25 asks for them; documented in
- * docs/compatibility.md). uid 0 is exempt from the per-uid object limits. */
-#define LIMIT_KEY_LEN 256
-#define LIMIT_VALUE_LEN 4096
-#define LIMIT_ID_LEN 4096
-#define LIMIT_METADATA_ENTRIES 128
-#define LIMIT_OBJECTS_PER_UID 1024
-#define LIMIT_QUALIFIERS 64
-#define LIMIT_PENDING_AUTH 256
+#define DEVICE_PATH_PREFIX CM_PATH "/devices"
+#define PROFILE_PATH_PREFIX CM_PATH "/profiles"
+#define SENSOR_PATH_PREFIX CM_PATH "/sensors"
 
 typedef struct Device Device;
 typedef struct Profile Profile;
@@ -74,7 +61,7 @@ typedef struct Manager {
         Hashmap *clients;           /* unique name → Client */
         Hashmap *owner_suffixes;    /* "uid" → "_<user>_<uid>", so paths need no NSS lookup per call */
         Hashmap *uid_counts;        /* "uid" → UidCount: live devices + profiles per owner */
-        unsigned pending_auth;
+        List pending_auths;         /* polkit checks awaiting their answer (polkit.c) */
 
         List warnings_pending;      /* profiles whose warnings are still to be computed */
         sd_event_source *warnings_idle;
@@ -96,6 +83,10 @@ static inline sd_bus *manager_signal_bus(Manager *m) {
         return m->announcing ? m->bus : NULL;
 }
 
+/* Frees what the configuration owns; a cleanup function for a ManagerConfig on the stack. */
+void manager_config_done(ManagerConfig *c);
+
+/* Takes over everything *config owns (and zeroes it), on success and on failure alike. */
 int manager_new(ManagerConfig *config, Manager **ret);
 Manager *manager_free(Manager *m);
 /* Loads profiles, restores disk devices, makes the dummy sensor; call before taking the
@@ -140,7 +131,5 @@ void manager_client_vanished(Manager *m, const char *name);
 /* Per-owner object accounting for LIMIT_OBJECTS_PER_UID. */
 unsigned manager_objects_of_uid(Manager *m, uid_t uid);
 void manager_account_object(Manager *m, uid_t uid, int delta);
-
-uint64_t now_usec(void);
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include <assert.h>
 #include "polkit.h"
 
 #include <stdlib.h>
@@ -17,14 +16,10 @@ typedef struct PendingAuth {
         AuthContinuation cont;
 } PendingAuth;
 
-static List pending = { .head = { &pending.head, &pending.head } };
-
 static PendingAuth *pending_free(PendingAuth *p) {
         if (!p)
                 return NULL;
-        list_unlink(&pending, &p->link);
-        assert(p->manager->pending_auth > 0); /* counts exactly the PendingAuth alive */
-        p->manager->pending_auth--;
+        list_unlink(&p->manager->pending_auths, &p->link);
         sd_bus_slot_unref(p->slot);
         sd_bus_message_unref(p->msg);
         free(p->action);
@@ -108,7 +103,7 @@ static int authorize(Manager *m, sd_bus_message *msg, const char *action, BusDom
                 return cont(msg, m, c, error);
         }
 
-        if (m->pending_auth >= LIMIT_PENDING_AUTH)
+        if (m->pending_auths.size >= LIMIT_PENDING_AUTH)
                 return bus_error_set(error, domain, BUS_ERR_FAILED_TO_AUTHENTICATE,
                                      "too many pending authorization checks");
 
@@ -131,8 +126,7 @@ static int authorize(Manager *m, sd_bus_message *msg, const char *action, BusDom
         p->cont = cont;
         p->msg = sd_bus_message_ref(msg);
         p->action = strdup(action);
-        list_append(&pending, &p->link);
-        m->pending_auth++;
+        list_append(&m->pending_auths, &p->link);
         if (!p->action) {
                 pending_free(p);
                 return -ENOMEM;
@@ -147,10 +141,8 @@ static int authorize(Manager *m, sd_bus_message *msg, const char *action, BusDom
 }
 
 void polkit_cancel_all(Manager *m) {
-        while (pending.size > 0) {
-                PendingAuth *p = list_entry(pending.head.next, PendingAuth, link);
-                pending_free(p);
-        }
+        while (m->pending_auths.size > 0)
+                pending_free(list_entry(m->pending_auths.head.next, PendingAuth, link));
 }
 
 int polkit_authorize(Manager *m, sd_bus_message *msg, const char *action, BusDomain domain,

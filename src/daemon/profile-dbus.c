@@ -24,29 +24,24 @@ void profile_emit_property_changed(Profile *p, const char *property) {
         sd_bus *bus = manager_signal_bus(m);
         if (!bus)
                 return;
-        (void) sd_bus_emit_properties_changed(bus, p->path, PROFILE_IFACE, property, NULL);
+        (void) sd_bus_emit_properties_changed(bus, p->path, CM_PROFILE_IFACE, property, NULL);
         if (streq(property, "Metadata"))
                 return;
-        (void) sd_bus_emit_signal(bus, p->path, PROFILE_IFACE, "Changed", "");
+        (void) sd_bus_emit_signal(bus, p->path, CM_PROFILE_IFACE, "Changed", "");
         manager_emit_path_signal(m, "ProfileChanged", p->path);
 }
 
-#define PROFILE_OR_FAIL(m, msg, error)                                                             \
-        ({                                                                                         \
-                Profile *_p = manager_find_profile_by_path(m, sd_bus_message_get_path(msg));       \
-                if (!_p)                                                                           \
-                        return sd_bus_error_setf(error, SD_BUS_ERROR_UNKNOWN_OBJECT,               \
-                                                 "profile %s no longer exists", sd_bus_message_get_path(msg)); \
-                _p;                                                                                \
-        })
-
+/* The continuations look the profile up again: it may have gone while polkit answered. */
 static int set_property_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
-        Profile *p = PROFILE_OR_FAIL(m, msg, error);
+        Profile *p = manager_find_profile_by_path(m, sd_bus_message_get_path(msg));
+        if (!p)
+                return bus_error_object_gone(msg, "profile", error);
         const char *key, *value, *prop = NULL;
         int r = sd_bus_message_read(msg, "ss", &key, &value);
         if (r < 0)
                 return r;
-        if ((r = bus_check_property(key, value, DOMAIN_PROFILE, error)) < 0)
+        r = bus_check_property(key, value, DOMAIN_PROFILE, error);
+        if (r < 0)
                 return r;
         if (streq(key, "Filename"))
                 return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_PROPERTY_INVALID,
@@ -89,7 +84,10 @@ static int method_set_property(sd_bus_message *msg, void *userdata, sd_bus_error
 
 
 static int install_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
-        Profile *p = PROFILE_OR_FAIL(m, msg, error);
+        Profile *p = manager_find_profile_by_path(m, sd_bus_message_get_path(msg));
+        if (!p)
+                return bus_error_object_gone(msg, "profile", error);
+        int r;
         if (!p->filename)
                 return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_INTERNAL, "icc filename not set");
         if (p->is_system_wide)
@@ -108,7 +106,7 @@ static int install_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus
         /* A hidden name while writing, so the directory watch ignores the partial file; link()
          * refuses to replace an existing file, unlike rename(): colord overwrites whatever
          * has the same name (colord §16.27). */
-        int r = write_file_atomic(dest, p->data, p->size, 0644, WRITE_NO_REPLACE);
+        r = write_file_atomic(dest, p->data, p->size, 0644, WRITE_NO_REPLACE);
         if (r == -EEXIST)
                 return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_FAILED_TO_WRITE, "%s already exists", dest);
         if (r < 0)

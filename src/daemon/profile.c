@@ -149,8 +149,11 @@ int profile_apply_icc(Profile *p, const IccInfo *info) {
         if (mq && (r = set_copy(&p->qualifier, mq)) < 0)
                 return r;
         if (streq(p->colorspace, "rgb") && !p->qualifier) {
-                if ((r = set_copy(&p->format, "ColorSpace..")) < 0 ||
-                    (r = set_copy(&p->qualifier, "RGB..")) < 0)
+                r = set_copy(&p->format, "ColorSpace..");
+                if (r < 0)
+                        return r;
+                r = set_copy(&p->qualifier, "RGB..");
+                if (r < 0)
                         return r;
         }
         return 0;

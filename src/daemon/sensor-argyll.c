@@ -295,9 +295,12 @@ static int start(Sensor *s, Phase phase) {
                 spotread_free(sr);
                 return -ENOMEM;
         }
-        if ((r = spawn(sr, phase == PHASE_PROBE ? probe : measure)) < 0 ||
-            (r = sd_event_add_io(s->manager->event, &sr->io, sr->out_fd, EPOLLIN, on_output, sr)) < 0 ||
-            (r = arm_timeout(sr)) < 0) {
+        r = spawn(sr, phase == PHASE_PROBE ? probe : measure);
+        if (r >= 0)
+                r = sd_event_add_io(s->manager->event, &sr->io, sr->out_fd, EPOLLIN, on_output, sr);
+        if (r >= 0)
+                r = arm_timeout(sr);
+        if (r < 0) {
                 spotread_free(sr);
                 return r;
         }

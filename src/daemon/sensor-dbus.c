@@ -38,7 +38,7 @@ void sensor_emit_properties(Sensor *s, const char *first, ...) {
         names[n] = NULL;
         sd_bus *bus = manager_signal_bus(s->manager);
         if (bus)
-                (void) sd_bus_emit_properties_changed_strv(bus, s->path, SENSOR_IFACE, (char **) names);
+                (void) sd_bus_emit_properties_changed_strv(bus, s->path, CM_SENSOR_IFACE, (char **) names);
 }
 
 static int lock_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
@@ -116,7 +116,7 @@ static int on_dummy_sample_ready(sd_event_source *source, uint64_t usec, void *u
                         sensor_sim_reading(s->sim, s->sample, xyz);
                 else
                         sensor_srgb_to_xyz_d50(s->sample, xyz);
-                (void) sd_bus_emit_signal(s->manager->bus, s->path, SENSOR_IFACE, "ButtonPressed", "");
+                (void) sd_bus_emit_signal(s->manager->bus, s->path, CM_SENSOR_IFACE, "ButtonPressed", "");
         }
         sensor_reply_sample(s, xyz);
         return 0;
@@ -133,7 +133,8 @@ static int method_get_sample(sd_bus_message *msg, void *userdata, sd_bus_error *
         int r = sd_bus_message_read(msg, "s", &cap);
         if (r < 0)
                 return r;
-        if ((r = check_holder(s, msg, error)) < 0)
+        r = check_holder(s, msg, error);
+        if (r < 0)
                 return r;
         if (!streq(s->state, "idle"))
                 return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_IN_USE, "sensor not idle: %s", s->state);
@@ -171,7 +172,8 @@ static int method_get_spectrum(sd_bus_message *msg, void *userdata, sd_bus_error
         int r = sd_bus_message_read(msg, "s", &cap);
         if (r < 0)
                 return r;
-        if ((r = check_holder(s, msg, error)) < 0)
+        r = check_holder(s, msg, error);
+        if (r < 0)
                 return r;
         if (!streq(s->state, "idle"))
                 return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_IN_USE, "sensor not idle: %s", s->state);
@@ -221,16 +223,22 @@ static int read_patch(sd_bus_message *msg, const char *key, const char *contents
         int r;
         if (streq(contents, "s")) {
                 const char *text;
-                if ((r = sd_bus_message_read(msg, "v", "s", &text)) < 0)
+                r = sd_bus_message_read(msg, "v", "s", &text);
+                if (r < 0)
                         return r;
                 if (parse_patch(text, ret) < 0)
                         return option_refused(error, key, "expected \"R,G,B\", three numbers 0..1");
         } else if (streq(contents, "ad")) {
                 const void *array;
                 size_t size;
-                if ((r = sd_bus_message_enter_container(msg, 'v', "ad")) < 0 ||
-                    (r = sd_bus_message_read_array(msg, 'd', &array, &size)) < 0 ||
-                    (r = sd_bus_message_exit_container(msg)) < 0)
+                r = sd_bus_message_enter_container(msg, 'v', "ad");
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_read_array(msg, 'd', &array, &size);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(msg);
+                if (r < 0)
                         return r;
                 if (size != 3 * sizeof(double))
                         return option_refused(error, key, "expected three doubles R, G, B");
@@ -247,14 +255,16 @@ static int read_seed(sd_bus_message *msg, const char *key, const char *contents,
         int r;
         if (streq(contents, "d")) {
                 double v;
-                if ((r = sd_bus_message_read(msg, "v", "d", &v)) < 0)
+                r = sd_bus_message_read(msg, "v", "d", &v);
+                if (r < 0)
                         return r;
                 if (!in_range(v, 0, 9007199254740992.0) || v != floor(v))
                         return option_refused(error, key, "the seed is a whole number 0..2^53");
                 *ret = (uint64_t) v;
         } else if (streq(contents, "u")) {
                 uint32_t v;
-                if ((r = sd_bus_message_read(msg, "v", "u", &v)) < 0)
+                r = sd_bus_message_read(msg, "v", "u", &v);
+                if (r < 0)
                         return r;
                 *ret = v;
         } else if (streq(contents, "t"))
@@ -274,7 +284,8 @@ static int read_option(Sensor *s, sd_bus_message *msg, const char *key, DummyOpt
         if (r < 0)
                 return r;
         if (idx >= 0) {
-                if ((r = read_double(msg, contents, &o->sample[idx], error)) < 0)
+                r = read_double(msg, contents, &o->sample[idx], error);
+                if (r < 0)
                         return r;
                 /* colord takes any double; a display can only show 0..1. */
                 if (s->sim && !in_range(o->sample[idx], 0, 1))
@@ -288,17 +299,20 @@ static int read_option(Sensor *s, sd_bus_message *msg, const char *key, DummyOpt
         if (streq(key, "simulate-patch"))
                 return read_patch(msg, key, contents, o->sample, error);
         if (streq(key, "simulate-luminance")) {
-                if ((r = read_double(msg, contents, &o->luminance, error)) < 0)
+                r = read_double(msg, contents, &o->luminance, error);
+                if (r < 0)
                         return r;
                 if (!in_range(o->luminance, 0, SENSOR_SIM_MAX_LUMINANCE) || o->luminance == 0)
                         return option_refused(error, key, "cd/m², more than 0 and at most 10000");
         } else if (streq(key, "simulate-noise")) {
-                if ((r = read_double(msg, contents, &o->noise, error)) < 0)
+                r = read_double(msg, contents, &o->noise, error);
+                if (r < 0)
                         return r;
                 if (!in_range(o->noise, 0, SENSOR_SIM_MAX_NOISE))
                         return option_refused(error, key, "a relative standard deviation 0..0.1");
         } else if (streq(key, "simulate-seed")) {
-                if ((r = read_seed(msg, key, contents, &o->seed, error)) < 0)
+                r = read_seed(msg, key, contents, &o->seed, error);
+                if (r < 0)
                         return r;
                 o->seed_set = true;
         } else
@@ -311,7 +325,8 @@ static int method_set_options(sd_bus_message *msg, void *userdata, sd_bus_error 
         Sensor *s = userdata;
         DummyOptions o = { .sample = { s->sample[0], s->sample[1], s->sample[2] } };
         int r;
-        if ((r = check_holder(s, msg, error)) < 0)
+        r = check_holder(s, msg, error);
+        if (r < 0)
                 return r;
         if (!streq(s->state, "idle"))
                 return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_IN_USE, "sensor not idle: %s", s->state);
@@ -327,8 +342,14 @@ static int method_set_options(sd_bus_message *msg, void *userdata, sd_bus_error 
         /* Validate every entry before applying any. */
         while ((r = sd_bus_message_enter_container(msg, 'e', "sv")) > 0) {
                 const char *key;
-                if ((r = sd_bus_message_read(msg, "s", &key)) < 0 || (r = read_option(s, msg, key, &o, error)) < 0 ||
-                    (r = sd_bus_message_exit_container(msg)) < 0)
+                r = sd_bus_message_read(msg, "s", &key);
+                if (r < 0)
+                        return r;
+                r = read_option(s, msg, key, &o, error);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(msg);
+                if (r < 0)
                         return r;
         }
         if (r < 0)

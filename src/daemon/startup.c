@@ -170,7 +170,8 @@ int manager_startup(Manager *m) {
                         log_info("The dummy sensor measures a virtual display: %s, %.1f cd/m²",
                                  s->sim->path, s->sim->luminance);
                 }
-                if ((r = manager_add_sensor(m, s)) < 0) {
+                r = manager_add_sensor(m, s);
+                if (r < 0) {
                         sensor_free(s);
                         return log_oom();
                 }

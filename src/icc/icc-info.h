@@ -7,17 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The largest ICC file any part of tinct reads or parses (daemon, parser process, session
- * helper). The biggest real profiles are CMYK/n-colour LUT profiles of ~10-20 MiB (large
- * grids, 16-bit tables, three intents); 32 MiB leaves room above them, and a file over it is
- * refused from its size (fstat) before a byte is read (docs/sandbox.md). */
-#define ICC_MAX_FILE_SIZE (32u * 1024 * 1024)
-
-/* The most records a profile's 'meta' dict may have: the daemon keeps at most 128 metadata
- * entries per object (LIMIT_METADATA_ENTRIES), real profiles carry a few dozen (colord's own
- * generators write under 20). Checked on the record count before lcms2 reads the dict, so a
- * crafted dict costs nothing (docs/sandbox.md, compatibility.md row 22). */
-#define ICC_MAX_METADATA_ENTRIES 128u
+/* ICC_MAX_FILE_SIZE and ICC_MAX_METADATA_ENTRIES: the bounds on a profile. */
+#include "tinct-limits.h"
 
 typedef struct IccInfo {
         char checksum[33];      /* header profile ID (bytes 84-99) as lower-case hex when

@@ -9,11 +9,7 @@
 #include <string.h>
 #include <systemd/sd-bus.h>
 
-#define CM_NAME "org.freedesktop.ColorManager"
-#define CM_PATH "/org/freedesktop/ColorManager"
-#define CM_IFACE "org.freedesktop.ColorManager"
-#define CM_DEVICE_IFACE CM_IFACE ".Device"
-#define CM_PROFILE_IFACE CM_IFACE ".Profile"
+#include "cm-names.h"
 
 struct TinctClient {
         sd_bus *bus;

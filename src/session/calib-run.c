@@ -15,12 +15,12 @@
 
 #include "calib-patches.h"
 #include "cgats.h"
+#include "cm-names.h"
 #include "fileio.h"
 #include "log.h"
 #include "names.h"
 #include "profile-build.h"
 
-#define CM_IFACE_SENSOR "org.freedesktop.ColorManager.Sensor"
 #define GAMMA_RAMP_SIZE 256
 
 typedef enum RunState {
@@ -98,13 +98,13 @@ static void release(CalibRun *run) {
         run->delay = sd_event_source_disable_unref(run->delay);
         if (run->locked) {
                 _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-                if (sd_bus_call_method(bus, CM_SERVICE, run->sensor_path, CM_IFACE_SENSOR, "Unlock", &e, NULL, "") < 0)
+                if (sd_bus_call_method(bus, CM_NAME, run->sensor_path, CM_SENSOR_IFACE, "Unlock", &e, NULL, "") < 0)
                         log_warning("Cannot unlock %s: %s", run->sensor_path, e.message ?: e.name);
                 run->locked = false;
         }
         if (run->inhibited) {
                 _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-                if (sd_bus_call_method(bus, CM_SERVICE, run->device_path, CM_IFACE_DEVICE, "ProfilingUninhibit",
+                if (sd_bus_call_method(bus, CM_NAME, run->device_path, CM_DEVICE_IFACE, "ProfilingUninhibit",
                                        &e, NULL, "") < 0)
                         log_warning("Cannot uninhibit %s: %s", run->device_path, e.message ?: e.name);
                 run->inhibited = false;
@@ -168,7 +168,7 @@ static int fail_start(CalibError code, CalibError *ret_code, char **ret_message,
 static int find_path(sd_bus *bus, const char *member, const char *id, char **ret, sd_bus_error *e) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         const char *path;
-        int r = sd_bus_call_method(bus, CM_SERVICE, CM_PATH, CM_IFACE, member, e, &reply, "s", id);
+        int r = sd_bus_call_method(bus, CM_NAME, CM_PATH, CM_IFACE, member, e, &reply, "s", id);
         if (r < 0 || (r = sd_bus_message_read(reply, "o", &path)) < 0)
                 return r;
         *ret = strdup(path);
@@ -178,16 +178,23 @@ static int find_path(sd_bus *bus, const char *member, const char *id, char **ret
 /* The dummy sensor's virtual display shows itself in the sensor's Options. */
 static int sensor_is_simulated(sd_bus *bus, const char *sensor, bool *ret) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        int r = sd_bus_get_property(bus, CM_SERVICE, sensor, CM_IFACE_SENSOR, "Options", NULL, &reply, "a{sv}");
+        int r = sd_bus_get_property(bus, CM_NAME, sensor, CM_SENSOR_IFACE, "Options", NULL, &reply, "a{sv}");
         if (r < 0)
                 return r;
         *ret = false;
-        if ((r = sd_bus_message_enter_container(reply, 'a', "{sv}")) < 0)
+        r = sd_bus_message_enter_container(reply, 'a', "{sv}");
+        if (r < 0)
                 return r;
         while ((r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
                 const char *key;
-                if ((r = sd_bus_message_read(reply, "s", &key)) < 0 || (r = sd_bus_message_skip(reply, "v")) < 0 ||
-                    (r = sd_bus_message_exit_container(reply)) < 0)
+                r = sd_bus_message_read(reply, "s", &key);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_skip(reply, "v");
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(reply);
+                if (r < 0)
                         return r;
                 if (streq(key, "simulate-display"))
                         *ret = true;
@@ -223,7 +230,8 @@ int calib_run_start(sd_event *event, CmClient *cm, UserProfiles *profiles, const
         if (!run->title || !run->icc_dir || !run->device_id)
                 return -ENOMEM;
         run->options.title = run->title;
-        if ((r = calib_patches(options->quality, &run->patches, &run->n_patches)) < 0)
+        r = calib_patches(options->quality, &run->patches, &run->n_patches);
+        if (r < 0)
                 return r == -EINVAL ? fail_start(CALIB_ERROR_INVALID_VALUE, ret_code, ret_message,
                                                  "Quality %u is not 0, 1 or 2", options->quality) : r;
         if (!(run->readings = calloc(run->n_patches, sizeof *run->readings)))
@@ -237,18 +245,18 @@ int calib_run_start(sd_event *event, CmClient *cm, UserProfiles *profiles, const
                 return fail_start(CALIB_ERROR_FAILED_TO_FIND_SENSOR, ret_code, ret_message,
                                   "failed to find sensor %s: %s", sensor_id, e.message ?: e.name ?: "no answer");
         sd_bus_error_free(&e);
-        (void) sd_bus_get_property_string(bus, CM_SERVICE, run->sensor_path, CM_IFACE_SENSOR, "Kind", NULL,
+        (void) sd_bus_get_property_string(bus, CM_NAME, run->sensor_path, CM_SENSOR_IFACE, "Kind", NULL,
                                           &run->sensor_kind);
         if (sensor_is_simulated(bus, run->sensor_path, &run->simulated) < 0)
                 run->simulated = false;
 
         /* Inhibited first: nothing may load a profile's ramp while we measure. */
-        if (sd_bus_call_method(bus, CM_SERVICE, run->device_path, CM_IFACE_DEVICE, "ProfilingInhibit", &e, NULL, "") < 0)
+        if (sd_bus_call_method(bus, CM_NAME, run->device_path, CM_DEVICE_IFACE, "ProfilingInhibit", &e, NULL, "") < 0)
                 return fail_start(CALIB_ERROR_INTERNAL, ret_code, ret_message, "cannot inhibit profiling of %s: %s",
                                   device_id, e.message ?: e.name);
         run->inhibited = true;
         sd_bus_error_free(&e);
-        if (sd_bus_call_method(bus, CM_SERVICE, run->sensor_path, CM_IFACE_SENSOR, "Lock", &e, NULL, "") < 0)
+        if (sd_bus_call_method(bus, CM_NAME, run->sensor_path, CM_SENSOR_IFACE, "Lock", &e, NULL, "") < 0)
                 return fail_start(CALIB_ERROR_INTERNAL, ret_code, ret_message, "cannot lock sensor %s: %s",
                                   sensor_id, e.message ?: e.name);
         run->locked = true;
@@ -259,7 +267,7 @@ int calib_run_start(sd_event *event, CmClient *cm, UserProfiles *profiles, const
         *ret = TAKE_PTR(run);
         /* Embedded sensors look at the panel when the lid is shut (colord's code 3). */
         int embedded = 0;
-        (void) sd_bus_get_property_trivial(bus, CM_SERVICE, (*ret)->sensor_path, CM_IFACE_SENSOR, "Embedded",
+        (void) sd_bus_get_property_trivial(bus, CM_NAME, (*ret)->sensor_path, CM_SENSOR_IFACE, "Embedded",
                                            NULL, 'b', &embedded);
         if (embedded)
                 (*ret)->cb.interaction(CALIB_INTERACTION_SHUT_LAPTOP_LID, "Shut the laptop lid", (*ret)->cb.userdata);
@@ -314,8 +322,8 @@ static int on_sample(sd_bus_message *reply, void *userdata, sd_bus_error *ret_er
 static int on_delay(sd_event_source *s, uint64_t usec, void *userdata) {
         CalibRun *run = userdata;
         run->delay = sd_event_source_disable_unref(run->delay);
-        int r = sd_bus_call_method_async(cm_client_bus(run->cm), &run->call, CM_SERVICE, run->sensor_path,
-                                         CM_IFACE_SENSOR, "GetSample", on_sample, run, "s", run->capability);
+        int r = sd_bus_call_method_async(cm_client_bus(run->cm), &run->call, CM_NAME, run->sensor_path,
+                                         CM_SENSOR_IFACE, "GetSample", on_sample, run, "s", run->capability);
         if (r < 0)
                 finish_errorf(run, CALIB_ERROR_INTERNAL, "cannot ask for a reading: %s", strerror(-r));
         return 0;
@@ -350,7 +358,7 @@ static void measure_next(CalibRun *run) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         const double *rgb = run->patches[run->next].rgb;
         sd_bus *bus = cm_client_bus(run->cm);
-        int r = sd_bus_message_new_method_call(bus, &m, CM_SERVICE, run->sensor_path, CM_IFACE_SENSOR, "SetOptions");
+        int r = sd_bus_message_new_method_call(bus, &m, CM_NAME, run->sensor_path, CM_SENSOR_IFACE, "SetOptions");
         if (r >= 0)
                 r = sd_bus_message_append(m, "a{sv}", 1, "simulate-patch", "ad", 3, rgb[0], rgb[1], rgb[2]);
         if (r >= 0)
@@ -454,8 +462,10 @@ static void build_and_save(CalibRun *run) {
                 finish_errorf(run, CALIB_ERROR_FAILED_TO_SAVE_PROFILE, "out of memory");
                 return;
         }
-        if ((r = mkdir_parents(run->icc_dir, 0755)) < 0 ||
-            (r = write_file_atomic(path, icc, len, 0644, WRITE_NO_REPLACE)) < 0) {
+        r = mkdir_parents(run->icc_dir, 0755);
+        if (r >= 0)
+                r = write_file_atomic(path, icc, len, 0644, WRITE_NO_REPLACE);
+        if (r < 0) {
                 finish_errorf(run, CALIB_ERROR_FAILED_TO_SAVE_PROFILE, "cannot write %s: %s", path, strerror(-r));
                 return;
         }
@@ -469,12 +479,12 @@ static void build_and_save(CalibRun *run) {
                 return;
         }
         sd_bus_error_free(&e);
-        if (sd_bus_get_property_string(bus, CM_SERVICE, profile_path, CM_IFACE_PROFILE, "ProfileId", &e, &profile_id) < 0) {
+        if (sd_bus_get_property_string(bus, CM_NAME, profile_path, CM_PROFILE_IFACE, "ProfileId", &e, &profile_id) < 0) {
                 finish_errorf(run, CALIB_ERROR_FAILED_TO_SAVE_PROFILE, "cannot read the new profile: %s", e.message ?: e.name);
                 return;
         }
         sd_bus_error_free(&e);
-        r = sd_bus_call_method(bus, CM_SERVICE, run->device_path, CM_IFACE_DEVICE, "AddProfile", &e, NULL, "so", "hard",
+        r = sd_bus_call_method(bus, CM_NAME, run->device_path, CM_DEVICE_IFACE, "AddProfile", &e, NULL, "so", "hard",
                                profile_path);
         if (r < 0 && !cm_error_is(&e, "AlreadyExists")) {
                 finish_errorf(run, CALIB_ERROR_INTERNAL, "cannot add the profile to %s: %s", run->device_id,
@@ -482,7 +492,7 @@ static void build_and_save(CalibRun *run) {
                 return;
         }
         sd_bus_error_free(&e);
-        if (sd_bus_call_method(bus, CM_SERVICE, run->device_path, CM_IFACE_DEVICE, "MakeProfileDefault", &e, NULL, "o",
+        if (sd_bus_call_method(bus, CM_NAME, run->device_path, CM_DEVICE_IFACE, "MakeProfileDefault", &e, NULL, "o",
                                profile_path) < 0) {
                 finish_errorf(run, CALIB_ERROR_INTERNAL, "cannot make the profile %s's default: %s", run->device_id,
                               e.message ?: e.name);

@@ -29,13 +29,13 @@ static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error
         CmClient *c = userdata;
         const char *name, *old_owner, *new_owner;
 
-        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0 || !streq(name, CM_SERVICE))
+        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0 || !streq(name, CM_NAME))
                 return 0;
         /* The answer to our own start-up look may come after we knew the owner already. */
         if (!isempty(new_owner) && streq_ptr(new_owner, c->owner))
                 return 0;
         if (c->owner) {
-                log_info("%s has left the bus (%s)", CM_SERVICE, c->owner);
+                log_info("%s has left the bus (%s)", CM_NAME, c->owner);
                 c->owner = mfree(c->owner);
                 notify(c, false);
         }
@@ -44,7 +44,7 @@ static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error
                         log_oom();
                         return 0;
                 }
-                log_info("%s is on the bus (%s)", CM_SERVICE, new_owner);
+                log_info("%s is on the bus (%s)", CM_NAME, new_owner);
                 notify(c, true);
         }
         return 0;
@@ -57,7 +57,8 @@ int cm_client_new(sd_event *event, CmClient **ret) {
         int r = sd_bus_open_system(&c->bus);
         if (r < 0)
                 return log_error_errno(r, "Cannot connect to the system bus: %m");
-        if ((r = sd_bus_attach_event(c->bus, event, 0)) < 0)
+        r = sd_bus_attach_event(c->bus, event, 0);
+        if (r < 0)
                 return log_error_errno(r, "Cannot attach the system bus to the loop: %m");
         *ret = TAKE_PTR(c);
         return 0;
@@ -98,15 +99,15 @@ bool cm_client_start(CmClient *c) {
         int r = sd_bus_match_signal(c->bus, &c->owner_slot, "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                     "org.freedesktop.DBus", "NameOwnerChanged", on_name_owner_changed, c);
         if (r < 0)
-                log_warning_errno(r, "Cannot follow %s on the bus: %m", CM_SERVICE);
-        r = sd_bus_call_method(c->bus, CM_SERVICE, CM_PATH, "org.freedesktop.DBus.Peer", "Ping", &e, NULL, "");
+                log_warning_errno(r, "Cannot follow %s on the bus: %m", CM_NAME);
+        r = sd_bus_call_method(c->bus, CM_NAME, CM_PATH, "org.freedesktop.DBus.Peer", "Ping", &e, NULL, "");
         if (r >= 0)
                 r = sd_bus_call_method(c->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                       "GetNameOwner", &e, &reply, "s", CM_SERVICE);
+                                       "GetNameOwner", &e, &reply, "s", CM_NAME);
         if (r >= 0 && (r = sd_bus_message_read(reply, "s", &owner)) >= 0 && !(c->owner = strdup(owner)))
                 r = -ENOMEM;
         if (r < 0) {
-                log_notice("%s is not running (%s); waiting for it", CM_SERVICE, e.message ? e.message : strerror(-r));
+                log_notice("%s is not running (%s); waiting for it", CM_NAME, e.message ? e.message : strerror(-r));
                 return false;
         }
         return true;
@@ -130,7 +131,7 @@ static int read_path(sd_bus_message *reply, char **ret_path) {
 int cm_create_profile_fd(CmClient *c, const char *id, int fd, const char *filename, const char *checksum,
                          char **ret_path, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        int r = sd_bus_call_method(c->bus, CM_SERVICE, CM_PATH, CM_IFACE, "CreateProfileWithFd", error, &reply,
+        int r = sd_bus_call_method(c->bus, CM_NAME, CM_PATH, CM_IFACE, "CreateProfileWithFd", error, &reply,
                                    "ssha{ss}", id, "temp", fd, 2, "Filename", filename, "FILE_checksum", checksum);
         if (r < 0)
                 return r;
@@ -138,12 +139,12 @@ int cm_create_profile_fd(CmClient *c, const char *id, int fd, const char *filena
 }
 
 int cm_delete_profile(CmClient *c, const char *path, sd_bus_error *error) {
-        return sd_bus_call_method(c->bus, CM_SERVICE, CM_PATH, CM_IFACE, "DeleteProfile", error, NULL, "o", path);
+        return sd_bus_call_method(c->bus, CM_NAME, CM_PATH, CM_IFACE, "DeleteProfile", error, NULL, "o", path);
 }
 
 int cm_create_device(CmClient *c, const char *id, char *const *props, char **ret_path, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-        int r = sd_bus_message_new_method_call(c->bus, &m, CM_SERVICE, CM_PATH, CM_IFACE, "CreateDevice");
+        int r = sd_bus_message_new_method_call(c->bus, &m, CM_NAME, CM_PATH, CM_IFACE, "CreateDevice");
         if (r >= 0)
                 r = sd_bus_message_append(m, "ss", id, "temp");
         if (r >= 0)
@@ -160,12 +161,12 @@ int cm_create_device(CmClient *c, const char *id, char *const *props, char **ret
 }
 
 int cm_delete_device(CmClient *c, const char *path, sd_bus_error *error) {
-        return sd_bus_call_method(c->bus, CM_SERVICE, CM_PATH, CM_IFACE, "DeleteDevice", error, NULL, "o", path);
+        return sd_bus_call_method(c->bus, CM_NAME, CM_PATH, CM_IFACE, "DeleteDevice", error, NULL, "o", path);
 }
 
 int cm_find_device_by_id(CmClient *c, const char *id, char **ret_path, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        int r = sd_bus_call_method(c->bus, CM_SERVICE, CM_PATH, CM_IFACE, "FindDeviceById", error, &reply, "s", id);
+        int r = sd_bus_call_method(c->bus, CM_NAME, CM_PATH, CM_IFACE, "FindDeviceById", error, &reply, "s", id);
         if (r < 0)
                 return r;
         return read_path(reply, ret_path);
@@ -178,19 +179,21 @@ int cm_device_state(CmClient *c, const char *device, char **ret_profile, bool *r
         const char *path;
         int r;
 
-        r = sd_bus_get_property(c->bus, CM_SERVICE, device, CM_IFACE_DEVICE, "Profiles", &e, &reply, "ao");
+        r = sd_bus_get_property(c->bus, CM_NAME, device, CM_DEVICE_IFACE, "Profiles", &e, &reply, "ao");
         if (r < 0)
                 return log_debug_errno(r, "Cannot read the profiles of %s: %s", device, e.message ? e.message : "");
-        if ((r = sd_bus_message_enter_container(reply, 'a', "o")) < 0)
+        r = sd_bus_message_enter_container(reply, 'a', "o");
+        if (r < 0)
                 return r;
-        if ((r = sd_bus_message_read(reply, "o", &path)) < 0)
+        r = sd_bus_message_read(reply, "o", &path);
+        if (r < 0)
                 return r;
         if (r > 0 && !(profile = strdup(path)))
                 return -ENOMEM;
         reply = sd_bus_message_unref(reply);
 
         char **inhibitors = NULL;
-        r = sd_bus_get_property_strv(c->bus, CM_SERVICE, device, CM_IFACE_DEVICE, "ProfilingInhibitors", &e,
+        r = sd_bus_get_property_strv(c->bus, CM_NAME, device, CM_DEVICE_IFACE, "ProfilingInhibitors", &e,
                                      &inhibitors);
         if (r < 0)
                 return log_debug_errno(r, "Cannot read the inhibitors of %s: %s", device, e.message ? e.message : "");
@@ -203,7 +206,7 @@ int cm_device_state(CmClient *c, const char *device, char **ret_profile, bool *r
 int cm_profile_filename(CmClient *c, const char *profile, char **ret) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         char *filename = NULL;
-        int r = sd_bus_get_property_string(c->bus, CM_SERVICE, profile, CM_IFACE_PROFILE, "Filename", &e, &filename);
+        int r = sd_bus_get_property_string(c->bus, CM_NAME, profile, CM_PROFILE_IFACE, "Filename", &e, &filename);
         if (r < 0)
                 return log_debug_errno(r, "Cannot read the file name of %s: %s", profile, e.message ? e.message : "");
         if (isempty(filename))

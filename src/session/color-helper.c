@@ -114,18 +114,24 @@ static int parse_options(sd_bus_message *msg, CalibOptions *o, const char **ret_
                 return r;
         while ((r = sd_bus_message_enter_container(msg, 'e', "sv")) > 0) {
                 const char *key, *contents;
-                if ((r = sd_bus_message_read(msg, "s", &key)) < 0 || (r = sd_bus_message_peek_type(msg, NULL, &contents)) < 0)
+                r = sd_bus_message_read(msg, "s", &key);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_peek_type(msg, NULL, &contents);
+                if (r < 0)
                         return r;
                 char type = contents[0] && !contents[1] ? contents[0] : 0;
                 uint32_t u = 0;
                 if (streq(key, "Quality") && type == 'u') {
-                        if ((r = sd_bus_message_read(msg, "v", "u", &u)) < 0)
+                        r = sd_bus_message_read(msg, "v", "u", &u);
+                        if (r < 0)
                                 return r;
                         if (u > 2)
                                 return reply_error(error, CALIB_ERROR_INVALID_VALUE, "Quality must be 0, 1 or 2");
                         o->quality = u;
                 } else if (streq(key, "Whitepoint") && type == 'u') {
-                        if ((r = sd_bus_message_read(msg, "v", "u", &u)) < 0)
+                        r = sd_bus_message_read(msg, "v", "u", &u);
+                        if (r < 0)
                                 return r;
                         if (u != 0 && (u < 1000 || u > 100000))
                                 return reply_error(error, CALIB_ERROR_INVALID_VALUE,
@@ -133,32 +139,37 @@ static int parse_options(sd_bus_message *msg, CalibOptions *o, const char **ret_
                         o->whitepoint = u;
                 } else if (streq(key, "Title") && type == 's') {
                         const char *t;
-                        if ((r = sd_bus_message_read(msg, "v", "s", &t)) < 0)
+                        r = sd_bus_message_read(msg, "v", "s", &t);
+                        if (r < 0)
                                 return r;
                         if (!*t || strlen(t) > 1024)
                                 return reply_error(error, CALIB_ERROR_INVALID_VALUE, "Title must be 1..1024 bytes");
                         *ret_title = t;
                 } else if (streq(key, "DeviceKind") && type == 'u') {
-                        if ((r = sd_bus_message_read(msg, "v", "u", &u)) < 0)
+                        r = sd_bus_message_read(msg, "v", "u", &u);
+                        if (r < 0)
                                 return r;
                         if (!calib_display_capability(u))
                                 return reply_error(error, CALIB_ERROR_INVALID_VALUE, "DeviceKind is not a kind of display");
                         o->device_kind = u;
                 } else if (streq(key, "Brightness") && type == 'u') {
-                        if ((r = sd_bus_message_read(msg, "v", "u", &u)) < 0)
+                        r = sd_bus_message_read(msg, "v", "u", &u);
+                        if (r < 0)
                                 return r;
                         if (u > 100)
                                 return reply_error(error, CALIB_ERROR_INVALID_VALUE, "Brightness must be 0..100");
                         o->brightness = u;
                 } else if (streq(key, "Gamma") && type == 'd') {
                         double d;
-                        if ((r = sd_bus_message_read(msg, "v", "d", &d)) < 0)
+                        r = sd_bus_message_read(msg, "v", "d", &d);
+                        if (r < 0)
                                 return r;
                         if (!(d >= 1.0 && d <= 4.0))
                                 return reply_error(error, CALIB_ERROR_INVALID_VALUE, "Gamma must be 1.0..4.0");
                         o->gamma = d;
                 } else if (streq(key, "SampleDelay") && type == 'u') {
-                        if ((r = sd_bus_message_read(msg, "v", "u", &u)) < 0)
+                        r = sd_bus_message_read(msg, "v", "u", &u);
+                        if (r < 0)
                                 return r;
                         if (u > 10000)
                                 return reply_error(error, CALIB_ERROR_INVALID_VALUE, "SampleDelay must be 0..10000 ms");
@@ -166,10 +177,12 @@ static int parse_options(sd_bus_message *msg, CalibOptions *o, const char **ret_
                 } else {
                         /* colord-session only warns, also for a known key of the wrong type */
                         log_warning("Start: ignoring option %s (%s)", key, contents);
-                        if ((r = sd_bus_message_skip(msg, "v")) < 0)
+                        r = sd_bus_message_skip(msg, "v");
+                        if (r < 0)
                                 return r;
                 }
-                if ((r = sd_bus_message_exit_container(msg)) < 0)
+                r = sd_bus_message_exit_container(msg);
+                if (r < 0)
                         return r;
         }
         if (r < 0)
@@ -187,10 +200,12 @@ static int method_start(sd_bus_message *msg, void *userdata, sd_bus_error *error
                 return reply_error(error, CALIB_ERROR_INTERNAL, "a calibration is already running");
         h->run = calib_run_free(h->run);
         h->caller = sd_bus_track_unref(h->caller);
-        if ((r = sd_bus_message_read(msg, "ss", &device_id, &sensor_id)) < 0)
+        r = sd_bus_message_read(msg, "ss", &device_id, &sensor_id);
+        if (r < 0)
                 return r;
         calib_options_init(&o);
-        if ((r = parse_options(msg, &o, &title, error)) < 0 || sd_bus_error_is_set(error))
+        r = parse_options(msg, &o, &title, error);
+        if (r < 0 || sd_bus_error_is_set(error))
                 return r;
         if (title)
                 o.title = title;
@@ -283,8 +298,9 @@ int color_helper_new(sd_event *event, sd_bus *bus, ColorHelper **ret) {
         int r = sd_bus_add_object_vtable(bus, &h->object, COLOR_HELPER_PATH, COLOR_HELPER_IFACE, helper_vtable, h);
         if (r < 0)
                 return r;
-        if ((r = sd_bus_add_object_vtable(bus, &h->properties, COLOR_HELPER_PATH, COLOR_HELPER_IFACE_DISPLAY,
-                                          display_vtable, h)) < 0)
+        r = sd_bus_add_object_vtable(bus, &h->properties, COLOR_HELPER_PATH, COLOR_HELPER_IFACE_DISPLAY,
+                                     display_vtable, h);
+        if (r < 0)
                 return r;
         *ret = TAKE_PTR(h);
         return 0;

@@ -12,7 +12,9 @@
 
 #include "cm-client.h"
 #include "color-helper.h"
+#include "event-util.h"
 #include "log.h"
+#include "main-func.h"
 #include "session-bus.h"
 #include "session-names.h"
 #include "strv.h"
@@ -60,7 +62,7 @@ static int parse_argv(int argc, char **argv) {
         return 1;
 }
 
-int main(int argc, char **argv) {
+static int run(int argc, char **argv) {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *session = NULL;
         _cleanup_(cm_client_freep) CmClient *cm = NULL;
@@ -73,17 +75,11 @@ int main(int argc, char **argv) {
         log_set_program_name("tinct-session");
         r = parse_argv(argc, argv);
         if (r <= 0)
-                return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+                return r;
 
-        sigset_t mask;
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGTERM);
-        sigaddset(&mask, SIGINT);
-        sigprocmask(SIG_BLOCK, &mask, NULL);
-        signal(SIGPIPE, SIG_IGN);
-        if ((r = sd_event_default(&event)) < 0 || (r = sd_event_add_signal(event, NULL, SIGTERM, NULL, NULL)) < 0 ||
-            (r = sd_event_add_signal(event, NULL, SIGINT, NULL, NULL)) < 0)
-                return log_error_errno(r, "Cannot set up the event loop: %m"), EXIT_FAILURE;
+        r = event_new_exit_on_signals(&event);
+        if (r < 0)
+                return log_error_errno(r, "Cannot set up the event loop: %m");
 
         /* The name first: a second instance leaves before it registers anything. */
         r = session_bus_open(event, &session);
@@ -91,37 +87,47 @@ int main(int argc, char **argv) {
                 log_warning_errno(r, "No session bus (%m): running without %s", COLOR_HELPER_NAME);
         else {
                 /* The calibration object before the name, so an activating caller finds it. */
-                if ((r = color_helper_new(event, session, &helper)) < 0)
-                        return log_error_errno(r, "Cannot register the ColorHelper object: %m"), EXIT_FAILURE;
+                r = color_helper_new(event, session, &helper);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot register the ColorHelper object: %m");
                 r = session_bus_take_name(session, event);
                 if (r == -EEXIST) {
                         log_info("%s is taken: another session helper runs in this session; exiting",
                                  COLOR_HELPER_NAME);
-                        return EXIT_SUCCESS;
+                        return 0;
                 }
                 if (r < 0)
-                        return log_error_errno(r, "Cannot take %s: %m", COLOR_HELPER_NAME), EXIT_FAILURE;
+                        return log_error_errno(r, "Cannot take %s: %m", COLOR_HELPER_NAME);
         }
 
-        if (cm_client_new(event, &cm) < 0)
-                return EXIT_FAILURE;
+        r = cm_client_new(event, &cm);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r < 0)
+                return r; /* logged */
 
         r = session_user_icc_dirs(getenv("XDG_DATA_HOME"), getenv("HOME"), &dirs);
         if (r == -ENOMEM)
-                return log_oom(), EXIT_FAILURE;
+                return log_oom();
         if (r < 0)
                 log_warning("Neither HOME nor XDG_DATA_HOME is an absolute path: no user profiles");
-        else if ((r = user_profiles_new(event, cm, dirs, &profiles)) < 0)
-                return log_error_errno(r, "Cannot watch the user's profiles: %m"), EXIT_FAILURE;
+        else {
+                r = user_profiles_new(event, cm, dirs, &profiles);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot watch the user's profiles: %m");
+        }
 
-        if (helper && color_helper_set_backends(helper, cm, profiles, dirs ? dirs[0] : NULL) < 0)
-                return log_oom(), EXIT_FAILURE;
+        if (helper) {
+                r = color_helper_set_backends(helper, cm, profiles, dirs ? dirs[0] : NULL);
+                if (r < 0)
+                        return log_oom();
+        }
 
         const char *display = getenv("DISPLAY");
         if (!isempty(display)) {
                 r = x11_new(event, cm, display, &x11);
                 if (r == -ENOMEM)
-                        return log_oom(), EXIT_FAILURE;
+                        return log_oom();
                 if (r == -EPROTONOSUPPORT)
                         log_info("Built without X11: the screens of %s are left alone", display);
                 else if (r == -ENXIO)
@@ -140,7 +146,9 @@ int main(int argc, char **argv) {
 
         r = sd_event_loop(event);
         if (r < 0)
-                return log_error_errno(r, "Event loop failed: %m"), EXIT_FAILURE;
+                return log_error_errno(r, "Event loop failed: %m");
         log_info("Exiting.");
         return r;
 }
+
+DEFINE_MAIN_FUNCTION(run)

@@ -12,7 +12,8 @@ int session_bus_open(sd_event *event, sd_bus **ret) {
         int r = sd_bus_open_user(&bus);
         if (r < 0)
                 return r;
-        if ((r = sd_bus_attach_event(bus, event, 0)) < 0) {
+        r = sd_bus_attach_event(bus, event, 0);
+        if (r < 0) {
                 sd_bus_flush_close_unref(bus);
                 return r;
         }

@@ -136,10 +136,10 @@ static void output_register(X11 *x, Output *o) {
                 return;
         }
         sd_bus *bus = cm_client_bus(x->cm);
-        r = sd_bus_match_signal(bus, &o->changed_slot, CM_SERVICE, o->device, CM_IFACE_DEVICE, "Changed",
+        r = sd_bus_match_signal(bus, &o->changed_slot, CM_NAME, o->device, CM_DEVICE_IFACE, "Changed",
                                 on_device_signal, o);
         if (r >= 0)
-                r = sd_bus_match_signal(bus, &o->properties_slot, CM_SERVICE, o->device,
+                r = sd_bus_match_signal(bus, &o->properties_slot, CM_NAME, o->device,
                                         "org.freedesktop.DBus.Properties", "PropertiesChanged", on_device_signal, o);
         if (r < 0)
                 log_warning_errno(r, "Output %s: cannot follow device %s: %m", o->name, o->device_id);
@@ -332,7 +332,8 @@ static int output_describe(Output *o, const uint8_t *edid, size_t edid_size, boo
                 log_notice("Output %s: ignoring its EDID: %s", o->name, edid_strerror(r));
         if (e) {
                 (void) edid_icc_pnp_vendor_name(EDID_ICC_PNP_IDS_PATH, e->manufacturer, &vendor_name);
-                if ((r = edid_icc_params_init(&params, e, vendor_name, CMF_BINARY)) < 0) {
+                r = edid_icc_params_init(&params, e, vendor_name, CMF_BINARY);
+                if (r < 0) {
                         edid_icc_params_done(&params);
                         return r;
                 }
@@ -397,7 +398,8 @@ static int scan_output(X11 *x, XRRScreenResources *res, RROutput xid, RROutput p
                 return 0;
         if (info->connection != RR_Connected)
                 goto done;
-        if ((r = read_edid(x, xid, &edid, &edid_size)) < 0)
+        r = read_edid(x, xid, &edid, &edid_size);
+        if (r < 0)
                 goto done;
         char md5[33] = "";
         if (edid)
@@ -576,12 +578,21 @@ int x11_new(sd_event *event, CmClient *cm, const char *display_name, X11 **ret) 
         XRRSelectInput(x->display, x->root,
                        RRScreenChangeNotifyMask | RROutputChangeNotifyMask | RRCrtcChangeNotifyMask |
                        RROutputPropertyNotifyMask);
-        if ((r = debounce_new(event, RESCAN_DELAY_USEC, rescan, x, &x->rescan)) < 0 ||
-            (r = debounce_new(event, APPLY_DELAY_USEC, apply_all, x, &x->apply)) < 0 ||
-            (r = sd_event_add_io(event, &x->io, ConnectionNumber(x->display), EPOLLIN, on_x_readable, x)) < 0 ||
-            (r = cm_client_add_presence_watch(cm, on_daemon, x)) < 0 ||
-            (r = sd_bus_match_signal(cm_client_bus(cm), &x->removed_slot, CM_SERVICE, CM_PATH, CM_IFACE,
-                                     "DeviceRemoved", on_device_removed, x)) < 0)
+        r = debounce_new(event, RESCAN_DELAY_USEC, rescan, x, &x->rescan);
+        if (r < 0)
+                return r;
+        r = debounce_new(event, APPLY_DELAY_USEC, apply_all, x, &x->apply);
+        if (r < 0)
+                return r;
+        r = sd_event_add_io(event, &x->io, ConnectionNumber(x->display), EPOLLIN, on_x_readable, x);
+        if (r < 0)
+                return r;
+        r = cm_client_add_presence_watch(cm, on_daemon, x);
+        if (r < 0)
+                return r;
+        r = sd_bus_match_signal(cm_client_bus(cm), &x->removed_slot, CM_NAME, CM_PATH, CM_IFACE, "DeviceRemoved",
+                                on_device_removed, x);
+        if (r < 0)
                 return r;
         *ret = TAKE_PTR(x);
         return 0;

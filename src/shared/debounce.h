@@ -2,7 +2,7 @@
 /* A rescan that runs once, a short delay after the first of a burst of events: inotify and
  * uevents only say "look again", and a file being written or a monitor being plugged sends
  * many of them. Used by the daemon's profile directory and display watches and by
- * tinct-session's user profile watch. The one module of src/shared on sd-event (its own
+ * tinct-session's user profile watch. A module of src/shared on sd-event (their own
  * library, shared_event_dep). */
 #pragma once
 

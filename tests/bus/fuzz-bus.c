@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 
 #include "bus-test.h"
+#include "time-util.h"
 
 #define IN_FLIGHT 32
 #define ID_POOL 48
@@ -192,7 +193,6 @@ typedef struct Call {
         uint64_t sent_us;
 } Call;
 
-static uint64_t now_us(void);
 
 static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         Call *call = userdata;
@@ -210,7 +210,7 @@ static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                 if (strstr(e->name, "InvalidArgs") || strstr(e->name, "UnknownMethod") || strstr(e->name, "InputInvalid"))
                         f->invalid++;
         }
-        uint64_t took = now_us() - call->sent_us;
+        uint64_t took = now(CLOCK_MONOTONIC) - call->sent_us;
         if (took > 500000 && getenv("FUZZ_SLOW"))
                 fprintf(stderr, "slow: %s.%s(%s) %.1f s -> %s\n", call->method->iface, call->method->member, call->signature,
                         took / 1e6, e ? e->name : "ok");
@@ -237,7 +237,7 @@ static void send_one(Fuzz *f) {
                 append_value(f, m, &p);
         Call *call = calloc(1, sizeof *call);
         assert_se(call);
-        *call = (Call) { .fuzz = f, .method = mt, .sent_us = now_us() };
+        *call = (Call) { .fuzz = f, .method = mt, .sent_us = now(CLOCK_MONOTONIC) };
         snprintf(call->signature, sizeof call->signature, "%s", sig);
         /* 30 s: far beyond any answer the daemon owes (polkit's own limit is 20 s). */
         assert_se(sd_bus_call_async(f->bus, NULL, m, on_reply, call, 30 * 1000000ULL) >= 0);
@@ -267,7 +267,7 @@ static int fuzz_loop(sd_bus *bus, void *userdata) {
                 if (r == 0)
                         assert_se(sd_bus_wait(bus, WAKE_USEC) >= 0);
         }
-        fprintf(stderr, "  %u calls, %u errors (%u refused as invalid), at %.1f s\n", f->replies, f->errors, f->invalid, now_us() / 1e6);
+        fprintf(stderr, "  %u calls, %u errors (%u refused as invalid), at %.1f s\n", f->replies, f->errors, f->invalid, now(CLOCK_MONOTONIC) / 1e6);
         strv_free(f->devices);
         strv_free(f->profiles);
         strv_free(f->sensors);
@@ -289,12 +289,6 @@ static long rss_kib(pid_t pid) {
         return kib;
 }
 
-static uint64_t now_us(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
-
 int main(int argc, char **argv) {
         unsigned calls = argc > 1 ? (unsigned) strtoul(argv[1], NULL, 10) : 20000;
         const HarnessOptions opts = { .polkit = "allow", .dummy_sensor = true };
@@ -311,7 +305,7 @@ int main(int argc, char **argv) {
                 close(fd);
 
         pid_t daemon = harness_daemon_pid(h);
-        uint64_t t0 = now_us();
+        uint64_t t0 = now(CLOCK_MONOTONIC);
         /* warm-up: a tenth as root, so every pool id has had its objects */
         f.sent = calls / 10;
         assert_se(fuzz_loop(bus, &f) == 0);
@@ -322,7 +316,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "nobody:\n");
         f.sent = calls - calls / 2;
         assert_se(harness_run_as_nobody(h, fuzz_loop, &f) == 0);
-        uint64_t t1 = now_us();
+        uint64_t t1 = now(CLOCK_MONOTONIC);
         long rss_end = rss_kib(daemon);
         harness_assert_alive(h);
         fprintf(stderr, "fuzz: %u calls in %.1f s (%.0f calls/s); daemon RSS %ld KiB after warm-up, %ld KiB at the end\n",

@@ -26,6 +26,7 @@
 
 #include "harness.h"
 #include "strv.h"
+#include "time-util.h"
 #include "tests.h"
 
 #ifndef HARNESS_SOURCE_DIR
@@ -65,13 +66,6 @@ static void fatal(const char *fmt, ...) {
         va_end(ap);
         fprintf(stderr, "\n");
         abort();
-}
-
-static uint64_t now_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000;
 }
 
 static void emergency_cleanup(int sig) {
@@ -172,11 +166,11 @@ static char *read_line(int fd, uint64_t deadline, const char *what) {
         size_t n = 0;
 
         for (;;) {
-                uint64_t now = now_usec();
-                if (now >= deadline)
+                uint64_t t = now(CLOCK_MONOTONIC);
+                if (t >= deadline)
                         fatal("timed out waiting for %s", what);
                 struct pollfd p = { .fd = fd, .events = POLLIN };
-                int r = poll(&p, 1, (int) ((deadline - now) / 1000) + 1);
+                int r = poll(&p, 1, (int) ((deadline - t) / 1000) + 1);
                 if (r < 0 && errno == EINTR)
                         continue;
                 if (r < 0)
@@ -304,7 +298,7 @@ static void start_bus(Harness *h) {
         h->bus_pid = spawn(argv, pipefd[1], -1);
         remember_child(0, h->bus_pid);
         close(pipefd[1]);
-        h->address = read_line(pipefd[0], now_usec() + STEP_TIMEOUT_USEC, "dbus-daemon address");
+        h->address = read_line(pipefd[0], now(CLOCK_MONOTONIC) + STEP_TIMEOUT_USEC, "dbus-daemon address");
         close(pipefd[0]);
         if (chmod(sock, 0777) < 0)
                 fatal("chmod %s: %m", sock);
@@ -331,7 +325,7 @@ static void start_polkit(Harness *h) {
         h->polkit_pid = spawn(argv, -1, pipefd[1]);
         remember_child(1, h->polkit_pid);
         close(pipefd[1]);
-        line = read_line(pipefd[0], now_usec() + STEP_TIMEOUT_USEC, "fake-polkit READY");
+        line = read_line(pipefd[0], now(CLOCK_MONOTONIC) + STEP_TIMEOUT_USEC, "fake-polkit READY");
         close(pipefd[0]);
         if (!streq(line, "READY"))
                 fatal("fake-polkit said '%s'", line);
@@ -466,14 +460,14 @@ static void wait_name_owned(int death_fd, uint64_t deadline) {
                                 fatal("sd_bus_process: %s", strerror(-r));
                         if (r > 0)
                                 break;
-                        uint64_t now = now_usec();
-                        if (now >= deadline)
+                        uint64_t t = now(CLOCK_MONOTONIC);
+                        if (t >= deadline)
                                 fatal("timed out waiting for %s", CM_NAME);
                         struct pollfd p[2] = {
                                 { .fd = sd_bus_get_fd(bus), .events = (short) sd_bus_get_events(bus) },
                                 { .fd = death_fd, .events = POLLIN },
                         };
-                        r = poll(p, 2, (int) ((deadline - now) / 1000) + 1);
+                        r = poll(p, 2, (int) ((deadline - t) / 1000) + 1);
                         if (r < 0 && errno != EINTR)
                                 fatal("poll: %m");
                         if (r > 0 && p[1].revents)
@@ -503,7 +497,7 @@ static void start_daemon(Harness *h) {
         remember_child(2, h->daemon_pid);
         close(pipefd[1]);
 
-        uint64_t deadline = now_usec() + STEP_TIMEOUT_USEC;
+        uint64_t deadline = now(CLOCK_MONOTONIC) + STEP_TIMEOUT_USEC;
         if (h->colord)
                 wait_name_owned(pipefd[0], deadline);
         else {
@@ -783,18 +777,18 @@ int harness_polkit_count(Harness *h, const char *action, const char *subject) {
 
 void harness_polkit_wait(Harness *h, const char *action, const char *subject, int n) {
         _cleanup_close_ int fd = inotify_init1(IN_CLOEXEC);
-        uint64_t deadline = now_usec() + STEP_TIMEOUT_USEC;
+        uint64_t deadline = now(CLOCK_MONOTONIC) + STEP_TIMEOUT_USEC;
 
         if (fd < 0 || inotify_add_watch(fd, h->polkit_log, IN_MODIFY) < 0)
                 fatal("inotify: %m");
         /* watch first, then count: a write between the two cannot be missed */
         while (harness_polkit_count(h, action, subject) < n) {
                 char buf[4096];
-                uint64_t now = now_usec();
-                if (now >= deadline)
+                uint64_t t = now(CLOCK_MONOTONIC);
+                if (t >= deadline)
                         fatal("timed out waiting for polkit request %s from %s", strempty(action), strempty(subject));
                 struct pollfd p = { .fd = fd, .events = POLLIN };
-                int r = poll(&p, 1, (int) ((deadline - now) / 1000) + 1);
+                int r = poll(&p, 1, (int) ((deadline - t) / 1000) + 1);
                 if (r < 0 && errno != EINTR)
                         fatal("poll: %m");
                 if (r > 0)
@@ -1284,10 +1278,10 @@ static void pump(Recorder *rec, bool *done, uint64_t deadline, const char *what)
                         fatal("sd_bus_process: %s", strerror(-r));
                 if (r > 0)
                         continue;
-                uint64_t now = now_usec();
-                if (now >= deadline)
+                uint64_t t = now(CLOCK_MONOTONIC);
+                if (t >= deadline)
                         fatal("timed out waiting for %s", what);
-                r = sd_bus_wait(rec->bus, deadline - now);
+                r = sd_bus_wait(rec->bus, deadline - t);
                 if (r < 0 && r != -EINTR)
                         fatal("sd_bus_wait: %s", strerror(-r));
         }
@@ -1314,7 +1308,7 @@ int recorder_call(Recorder *rec, const char *path, const char *iface, const char
         r = sd_bus_call_async(rec->bus, &slot, m, on_reply, &pc, HARNESS_CALL_TIMEOUT_USEC);
         if (r < 0)
                 fatal("call_async: %s", strerror(-r));
-        pump(rec, &pc.done, now_usec() + HARNESS_CALL_TIMEOUT_USEC, member);
+        pump(rec, &pc.done, now(CLOCK_MONOTONIC) + HARNESS_CALL_TIMEOUT_USEC, member);
 
         const sd_bus_error *e = sd_bus_message_get_error(pc.reply);
         if (e) {
@@ -1351,7 +1345,7 @@ size_t recorder_wait(Recorder *rec, const char *member, const char *path) {
 }
 
 size_t recorder_wait_after(Recorder *rec, size_t start, const char *member, const char *path) {
-        uint64_t deadline = now_usec() + HARNESS_CALL_TIMEOUT_USEC;
+        uint64_t deadline = now(CLOCK_MONOTONIC) + HARNESS_CALL_TIMEOUT_USEC;
         size_t i;
 
         for (;;) {
@@ -1363,10 +1357,10 @@ size_t recorder_wait_after(Recorder *rec, size_t start, const char *member, cons
                         fatal("sd_bus_process: %s", strerror(-r));
                 if (r > 0)
                         continue;
-                uint64_t now = now_usec();
-                if (now >= deadline)
+                uint64_t t = now(CLOCK_MONOTONIC);
+                if (t >= deadline)
                         fatal("timed out waiting for signal %s on %s", member, strempty(path));
-                r = sd_bus_wait(rec->bus, deadline - now);
+                r = sd_bus_wait(rec->bus, deadline - t);
                 if (r < 0 && r != -EINTR)
                         fatal("sd_bus_wait: %s", strerror(-r));
         }

@@ -21,14 +21,9 @@
 #include <sys/types.h>
 #include <systemd/sd-bus.h>
 
+#include "cm-names.h"
 #include "macro.h"
 
-#define CM_NAME "org.freedesktop.ColorManager"
-#define CM_PATH "/org/freedesktop/ColorManager"
-#define CM_IFACE "org.freedesktop.ColorManager"
-#define CM_DEVICE_IFACE CM_IFACE ".Device"
-#define CM_PROFILE_IFACE CM_IFACE ".Profile"
-#define CM_SENSOR_IFACE CM_IFACE ".Sensor"
 #define CM_ERR CM_IFACE "."
 #define CM_DEVICE_ERR CM_IFACE ".Device."
 #define CM_PROFILE_ERR CM_IFACE ".Profile."

@@ -12,7 +12,10 @@ src=$(realpath "$1")
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tinct-install-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-meson setup "$tmp/build" "$src" --prefix=/usr --buildtype=plain -Dcorpus_dir="${2:-}" >"$tmp/setup.log" ||
+# What a package build configures: no tests, benchmarks or fuzzers (none is installed; they
+# are the other builds' job), which also keeps this build to the installed half of the tree.
+meson setup "$tmp/build" "$src" --prefix=/usr --buildtype=plain -Dcorpus_dir="${2:-}" \
+        -Dtests=false -Dbench=false -Dfuzz=disabled >"$tmp/setup.log" ||
         { cat "$tmp/setup.log"; exit 1; }
 ninja -C "$tmp/build" >"$tmp/build.log" || { tail -50 "$tmp/build.log"; exit 1; }
 meson install -C "$tmp/build" --destdir "$tmp/dest" --no-rebuild >"$tmp/install.log" ||

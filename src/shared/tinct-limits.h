@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Every bound on what a client or a file can make tinct hold, in one place (the daemon, the
+ * parser process, tinct-session and the tools read them from here). Each one is documented in
+ * docs/compatibility.md and tested at its edge. Constants only: the parsers include it too. */
+#pragma once
+
+/* What a client can create over the bus (colord §16.25 asks for bounds). uid 0 is exempt from
+ * the per-uid object limit. */
+#define LIMIT_KEY_LEN 256
+#define LIMIT_VALUE_LEN 4096
+#define LIMIT_ID_LEN 4096
+#define LIMIT_METADATA_ENTRIES 128
+#define LIMIT_OBJECTS_PER_UID 1024
+#define LIMIT_QUALIFIERS 64
+#define LIMIT_PENDING_AUTH 256
+/* CreateProfileWithFd's arguments as read from the wire (two strings and a dict, each already
+ * bounded above): far beyond what the bounds allow, far below what could hurt. */
+#define LIMIT_CREATE_ARGS_WIRE (2u * 1024 * 1024)
+
+/* The largest ICC file any part of tinct reads or parses (daemon, parser process, session
+ * helper). The biggest real profiles are CMYK/n-colour LUT profiles of ~10-20 MiB (large
+ * grids, 16-bit tables, three intents); 32 MiB leaves room above them, and a file over it is
+ * refused from its size (fstat) before a byte is read (docs/sandbox.md). */
+#define ICC_MAX_FILE_SIZE (32u * 1024 * 1024)
+
+/* The most records a profile's 'meta' dict may have: the daemon keeps at most
+ * LIMIT_METADATA_ENTRIES metadata entries per object, real profiles carry a few dozen
+ * (colord's own generators write under 20). Checked on the record count before lcms2 reads
+ * the dict, so a crafted dict costs nothing (docs/sandbox.md, compatibility.md row 22). */
+#define ICC_MAX_METADATA_ENTRIES ((unsigned) LIMIT_METADATA_ENTRIES)
