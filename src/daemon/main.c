@@ -248,6 +248,10 @@ int main(int argc, char **argv) {
             (r = sd_event_add_signal(m->event, NULL, SIGTERM, NULL, NULL)) < 0 ||
             (r = sd_event_add_signal(m->event, NULL, SIGINT, NULL, NULL)) < 0)
                 return log_error_errno(r, "Failed to set up the event loop: %m"), EXIT_FAILURE;
+        /* Client calls parse asynchronously: the loop serves others meanwhile. */
+        r = parser_attach_event(m->parser, m->event);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch the parser processes: %m"), EXIT_FAILURE;
 
         r = store_open(m->config.state_dir, &m->store);
         /* A full or read-only disk: serve what is stored and refuse changes, rather than

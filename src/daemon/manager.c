@@ -18,6 +18,7 @@
 #include "names.h"
 #include "parser.h"
 #include "profile-claim.h"
+#include "profile-load.h"
 #include "utf8.h"
 #include "profile-scan.h"
 #include "profile-warnings.h"
@@ -96,6 +97,7 @@ int manager_new(ManagerConfig *config, Manager **ret) {
         list_init(&m->profiles);
         list_init(&m->sensors);
         list_init(&m->warnings_pending);
+        list_init(&m->loads_pending);
         m->devices_by_path = hashmap_new();
         m->devices_by_id = CHAIN_INDEX_INIT(Device, id, same_id_next);
         m->profiles_by_filename = CHAIN_INDEX_INIT(Profile, filename, same_file_next);
@@ -123,6 +125,7 @@ typedef struct UidCount {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        profile_load_cancel_all(m);
         Device *d;
         LIST_FOREACH(&m->devices, d, Device, link) {
                 list_unlink(&m->devices, &d->link);

@@ -35,6 +35,10 @@
 #define LIMIT_OBJECTS_PER_UID 1024
 #define LIMIT_QUALIFIERS 64
 #define LIMIT_PENDING_AUTH 256
+/* Client calls waiting for their profile's parse (profile-load.h): each holds up to
+ * ICC_MAX_FILE_SIZE bytes, and one user's slow files must leave room for everyone else. */
+#define LIMIT_PENDING_LOADS 64
+#define LIMIT_PENDING_LOADS_PER_UID 8
 
 typedef struct Device Device;
 typedef struct Profile Profile;
@@ -75,6 +79,7 @@ typedef struct Manager {
         Hashmap *owner_suffixes;    /* "uid" → "_<user>_<uid>", so paths need no NSS lookup per call */
         Hashmap *uid_counts;        /* "uid" → UidCount: live devices + profiles per owner */
         unsigned pending_auth;
+        List loads_pending;         /* profile-load.c: calls waiting for their parse */
 
         List warnings_pending;      /* profiles whose warnings are still to be computed */
         sd_event_source *warnings_idle;

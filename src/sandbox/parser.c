@@ -1,6 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The pool of parser processes. Each process answers its requests in order, so requests
+ * are pipelined: a process gets up to MAX_IN_FLIGHT of them written ahead, and the head of
+ * its list is the one being parsed. A failure (end of file, timeout, a reply that is not
+ * one) is blamed on the head alone; the rest go back to the queue for another process.
+ * Every socket is non-blocking; waiting calls poll the sockets themselves, the loop watches
+ * them with io and timer sources, and both drive the same state. */
 #include "parser.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -12,42 +19,113 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "list.h"
 #include "log.h"
 #include "parse-wire.h"
+#include "strv.h"
 
 extern char **environ;
 
 #define PARSER_FD 3
+#define MAX_PROCESSES 4
+/* Enough to keep a process busy while the daemon sleeps, few enough that a batch spreads. */
+#define MAX_IN_FLIGHT 16
+#define RX_CHUNK (64u * 1024)
+
+typedef struct Worker Worker;
+
+struct ParserCall {
+        ListLink link;          /* in the queue, a worker's in-flight list or the finished list */
+        Parser *parser;
+        Worker *worker;         /* while in flight */
+        ParseRequestHeader header;
+        const uint8_t *data;
+        uint8_t *owned;         /* asynchronous requests own their bytes */
+        size_t sent;            /* of header and data */
+
+        bool done, cancelled;
+        bool blamed;            /* the failure is the input's: the process refused, died on it, hung or lied */
+        int r;
+        char *error;
+        void *result;           /* IccInfo *, char ** or Edid *, by op */
+
+        ParserIccInfoDone callback;
+        void *userdata;
+};
+
+struct Worker {
+        Parser *parser;
+        unsigned slot;
+        int fd;
+        pid_t pid;
+        sd_event_source *io, *timer;
+        List in_flight;         /* ParserCall, in the order sent */
+        uint64_t head_since;    /* when the head's parse could begin: its deadline counts from here */
+        uint8_t *rx;
+        size_t rx_start, rx_end, rx_allocated;
+};
 
 struct Parser {
         char *path;
         uint64_t timeout_usec;
-        int fd;         /* our end of the socket, -1 when no process runs */
-        pid_t pid;
+        unsigned max_workers;
+        Worker *workers[MAX_PROCESSES];
+        List queue;             /* not yet given to a process */
+        List finished;          /* asynchronous answers not yet handed out */
+        sd_event *event;
+        sd_event_source *defer;
         unsigned spawned;
+        uint64_t requests;
 };
-
-int parser_new(const char *helper_path, uint64_t timeout_usec, Parser **ret) {
-        Parser *p = calloc(1, sizeof(Parser));
-        if (!p || !(p->path = strdup(helper_path))) {
-                free(p);
-                return -ENOMEM;
-        }
-        p->timeout_usec = timeout_usec;
-        p->fd = -1;
-        *ret = p;
-        return 0;
-}
 
 static uint64_t now_usec(void) {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
 }
+
+static size_t call_total(const ParserCall *c) {
+        return sizeof c->header + c->header.size;
+}
+
+static void call_free_result(ParserCall *c) {
+        switch (c->header.op) {
+        case PARSE_OP_ICC_INFO:
+                icc_info_free(c->result);
+                break;
+        case PARSE_OP_ICC_WARNINGS:
+                strv_free(c->result);
+                break;
+        case PARSE_OP_EDID:
+                edid_free(c->result);
+                break;
+        }
+        c->result = NULL;
+}
+
+static void call_free(ParserCall *c) {
+        call_free_result(c);
+        free(c->error);
+        free(c->owned);
+        free(c);
+}
+
+static ParserCall *call_new(Parser *p, ParseOp op, uint32_t flags, const void *data, size_t size) {
+        ParserCall *c = calloc(1, sizeof *c);
+        if (!c)
+                return NULL;
+        c->parser = p;
+        c->header = (ParseRequestHeader) { .op = op, .flags = flags, .size = size };
+        c->data = data;
+        return c;
+}
+
+/* ---- processes ------------------------------------------------------------------------ */
 
 /* Waits until the process has exited or the deadline passed. Its socket closes a moment
  * before it becomes a zombie, so a crash seen as end-of-file needs this to be told apart
@@ -67,45 +145,34 @@ static void wait_exit(pid_t pid, uint64_t deadline) {
 
 /* Ends the process for good, whatever state it is in, and says how it ended if it ended on
  * its own before the deadline (buf), so a crash is told apart from our kill. */
-static void stop(Parser *p, uint64_t deadline, char *buf, size_t size) {
+static void worker_stop(Worker *w, uint64_t deadline, char *buf, size_t size) {
         if (buf)
                 buf[0] = 0;
-        if (p->fd >= 0)
-                close(p->fd);
-        p->fd = -1;
-        if (p->pid <= 0)
+        w->io = sd_event_source_disable_unref(w->io);
+        w->timer = sd_event_source_disable_unref(w->timer);
+        if (w->fd >= 0)
+                close(w->fd);
+        w->fd = -1;
+        if (w->pid <= 0)
                 return;
-        wait_exit(p->pid, deadline);
+        wait_exit(w->pid, deadline);
         int status;
-        pid_t r = waitpid(p->pid, &status, WNOHANG);
+        pid_t r = waitpid(w->pid, &status, WNOHANG);
         if (r == 0) {
-                (void) kill(p->pid, SIGKILL);
-                while ((r = waitpid(p->pid, &status, 0)) < 0 && errno == EINTR)
+                (void) kill(w->pid, SIGKILL);
+                while ((r = waitpid(w->pid, &status, 0)) < 0 && errno == EINTR)
                         ;
-        } else if (r == p->pid && buf) {
+        } else if (r == w->pid && buf) {
                 if (WIFSIGNALED(status))
                         snprintf(buf, size, "was killed by signal %d (%s)", WTERMSIG(status),
                                  strsignal(WTERMSIG(status)));
                 else if (WIFEXITED(status))
                         snprintf(buf, size, "exited with status %d", WEXITSTATUS(status));
         }
-        p->pid = 0;
+        w->pid = 0;
 }
 
-Parser *parser_free(Parser *p) {
-        if (!p)
-                return NULL;
-        stop(p, 0, NULL, 0);
-        free(p->path);
-        free(p);
-        return NULL;
-}
-
-unsigned parser_spawn_count(const Parser *p) {
-        return p->spawned;
-}
-
-static int spawn(Parser *p, char **ret_error) {
+static int spawn_process(Parser *p, int *ret_fd, pid_t *ret_pid, char **ret_error) {
         int sv[2];
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
                 return -errno;
@@ -149,174 +216,643 @@ static int spawn(Parser *p, char **ret_error) {
                 log_error("Cannot start the parser %s: %s", p->path, strerror(r));
                 return -r;
         }
-        p->fd = sv[0];
-        p->pid = pid;
-        p->spawned++;
+        if (fcntl(sv[0], F_SETFL, O_NONBLOCK) < 0) {
+                r = -errno;
+                close(sv[0]);
+                (void) kill(pid, SIGKILL);
+                (void) waitpid(pid, NULL, 0);
+                return r;
+        }
+        *ret_fd = sv[0];
+        *ret_pid = pid;
         return 0;
+}
+
+static void worker_free(Worker *w);
+static int worker_arm(Worker *w);
+static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *userdata);
+static int on_worker_timer(sd_event_source *s, uint64_t usec, void *userdata);
+
+/* The loop's sources for a process, once the pool has a loop. */
+static int worker_watch(Worker *w) {
+        Parser *p = w->parser;
+        if (!p->event || w->io)
+                return 0;
+        int r = sd_event_add_io(p->event, &w->io, w->fd, EPOLLIN, on_worker_io, w);
+        if (r >= 0)
+                r = sd_event_add_time(p->event, &w->timer, CLOCK_MONOTONIC, UINT64_MAX, 1000, on_worker_timer, w);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(w->timer, SD_EVENT_OFF);
+        return r;
+}
+
+static int worker_new(Parser *p, unsigned slot, char **ret_error) {
+        assert(!p->workers[slot]);
+        Worker *w = calloc(1, sizeof *w);
+        if (!w)
+                return -ENOMEM;
+        w->parser = p;
+        w->slot = slot;
+        list_init(&w->in_flight);
+        int r = spawn_process(p, &w->fd, &w->pid, ret_error);
+        if (r < 0) {
+                free(w);
+                return r;
+        }
+        p->workers[slot] = w;
+        p->spawned++;
+        r = worker_watch(w);
+        if (r < 0) {
+                worker_free(w);
+                return r;
+        }
+        return 0;
+}
+
+/* ---- answers ---------------------------------------------------------------------------- */
+
+static void call_finish(ParserCall *c, int r, char *error) {
+        Parser *p = c->parser;
+        c->r = r;
+        free(c->error);
+        c->error = error;
+        c->done = true;
+        c->worker = NULL;
+        if (r < 0)
+                call_free_result(c);
+        if (c->callback) {
+                list_append(&p->finished, &c->link);
+                if (p->defer)
+                        (void) sd_event_source_set_enabled(p->defer, SD_EVENT_ONESHOT);
+        } else if (c->cancelled)
+                call_free(c);
+}
+
+/* Puts what a failed process had in flight behind its head back at the front of the queue,
+ * in order: those inputs did nothing wrong. */
+static void worker_requeue_rest(Worker *w) {
+        Parser *p = w->parser;
+        while (w->in_flight.size > 0) {
+                ListLink *last = w->in_flight.head.prev;
+                ParserCall *c = list_entry(last, ParserCall, link);
+                list_unlink(&w->in_flight, &c->link);
+                c->worker = NULL;
+                c->sent = 0;
+                /* prepend */
+                c->link.next = p->queue.head.next;
+                c->link.prev = &p->queue.head;
+                p->queue.head.next->prev = &c->link;
+                p->queue.head.next = &c->link;
+                p->queue.size++;
+        }
+}
+
+static void worker_free(Worker *w) {
+        if (!w)
+                return;
+        worker_stop(w, 0, NULL, 0);
+        worker_requeue_rest(w);
+        w->parser->workers[w->slot] = NULL;
+        free(w->rx);
+        free(w);
+}
+
+/* The process failed on its head: that input is rejected with the reason, the process
+ * replaced, the others asked again elsewhere. r: -EPIPE (end of file), -ETIME, -EPROTO. */
+static void worker_fail(Worker *w, int r, const char *reason) {
+        Parser *p = w->parser;
+        ParserCall *head = w->in_flight.size > 0 ? list_entry(w->in_flight.head.next, ParserCall, link) : NULL;
+        char how[128];
+        /* end-of-file: it is exiting, give it until the deadline to say how */
+        worker_stop(w, r == -EPIPE ? w->head_since + p->timeout_usec : 0, how, sizeof how);
+        if (r == -ETIME)
+                snprintf(how, sizeof how, "took longer than %.1f s", p->timeout_usec / 1e6);
+        const char *what = reason ? reason : how[0] ? how : "went away";
+        if (head) {
+                log_warning("The parser process %s on %zu bytes of op %u; it is replaced, the input is rejected",
+                            what, (size_t) head->header.size, (unsigned) head->header.op);
+                list_unlink(&w->in_flight, &head->link);
+                char *error = NULL;
+                (void) asprintf(&error, "the parser process %s on this input", what);
+                head->blamed = true;
+                call_finish(head, r == -ETIME || r == -EPROTO ? r : -ECHILD, error);
+        } else if (r != -EPIPE)
+                log_warning("The parser process %s while idle; it is replaced", what);
+        worker_free(w);
+}
+
+static int decode(ParserCall *c, const uint8_t *payload, size_t n) {
+        switch (c->header.op) {
+        case PARSE_OP_ICC_INFO:
+                return parse_decode_icc_info(payload, n, (IccInfo **) &c->result);
+        case PARSE_OP_ICC_WARNINGS:
+                return parse_decode_warnings(payload, n, (char ***) &c->result);
+        case PARSE_OP_EDID:
+                return parse_decode_edid(payload, n, (Edid **) &c->result);
+        }
+        assert(false); /* only the ops above are ever sent */
+        return -EINVAL;
+}
+
+/* One whole reply for the head. Returns 0, or negative when the process failed (w is gone). */
+static int worker_reply(Worker *w, int32_t status, const uint8_t *payload, size_t n) {
+        if (w->in_flight.size == 0) {
+                worker_fail(w, -EPROTO, "sent a reply nobody asked for");
+                return -EPROTO;
+        }
+        ParserCall *c = list_entry(w->in_flight.head.next, ParserCall, link);
+        int r;
+        char *why = NULL;
+        if (status < 0)
+                r = parse_decode_error(payload, n, &why);
+        else
+                r = decode(c, payload, n);
+        if (r == -ENOMEM) {
+                list_unlink(&w->in_flight, &c->link);
+                call_finish(c, -ENOMEM, NULL);
+        } else if (r < 0) {
+                /* A reply that does not decode: the process is not to be trusted any more. */
+                call_free_result(c);
+                worker_fail(w, -EPROTO, "sent an invalid reply");
+                return -EPROTO;
+        } else {
+                list_unlink(&w->in_flight, &c->link);
+                c->blamed = status < 0;
+                call_finish(c, status < 0 ? status : 0, why);
+        }
+        w->head_since = now_usec();
+        return 0;
+}
+
+/* Reads what is there and completes every whole reply. Returns 0, or negative when the
+ * process failed (w is gone). */
+static int worker_receive(Worker *w) {
+        for (;;) {
+                if (w->rx_allocated - w->rx_end < RX_CHUNK) {
+                        /* compact, then grow */
+                        if (w->rx_start > 0) {
+                                memmove(w->rx, w->rx + w->rx_start, w->rx_end - w->rx_start);
+                                w->rx_end -= w->rx_start;
+                                w->rx_start = 0;
+                        }
+                        if (w->rx_allocated - w->rx_end < RX_CHUNK) {
+                                size_t want = w->rx_end + RX_CHUNK;
+                                uint8_t *t = realloc(w->rx, want);
+                                if (!t)
+                                        return -ENOMEM; /* tried again on the next event */
+                                w->rx = t;
+                                w->rx_allocated = want;
+                        }
+                }
+                ssize_t k = recv(w->fd, w->rx + w->rx_end, w->rx_allocated - w->rx_end, MSG_DONTWAIT);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0 && errno == EAGAIN)
+                        return 0;
+                if (k <= 0) {
+                        worker_fail(w, -EPIPE, NULL);
+                        return -EPIPE;
+                }
+                w->rx_end += (size_t) k;
+
+                while (w->rx_end - w->rx_start >= sizeof(ParseReplyHeader)) {
+                        ParseReplyHeader rh;
+                        memcpy(&rh, w->rx + w->rx_start, sizeof rh);
+                        if (rh.size > PARSE_MAX_REPLY || rh.status > 0 || rh.reserved != 0) {
+                                worker_fail(w, -EPROTO, "sent a reply that is not one");
+                                return -EPROTO;
+                        }
+                        size_t whole = sizeof rh + (size_t) rh.size;
+                        if (w->rx_end - w->rx_start < whole) {
+                                /* make room for the rest of a large reply at once */
+                                if (w->rx_allocated - w->rx_start < whole + RX_CHUNK && w->rx_start > 0) {
+                                        memmove(w->rx, w->rx + w->rx_start, w->rx_end - w->rx_start);
+                                        w->rx_end -= w->rx_start;
+                                        w->rx_start = 0;
+                                }
+                                if (w->rx_allocated < whole) {
+                                        uint8_t *t = realloc(w->rx, whole + RX_CHUNK);
+                                        if (!t)
+                                                return -ENOMEM;
+                                        w->rx = t;
+                                        w->rx_allocated = whole + RX_CHUNK;
+                                }
+                                break;
+                        }
+                        const uint8_t *payload = w->rx + w->rx_start + sizeof rh;
+                        w->rx_start += whole;
+                        int r = worker_reply(w, rh.status, payload, (size_t) rh.size);
+                        if (r < 0)
+                                return r;
+                }
+                if (w->rx_start == w->rx_end)
+                        w->rx_start = w->rx_end = 0;
+        }
+}
+
+static bool worker_has_unsent(const Worker *w) {
+        if (w->in_flight.size == 0)
+                return false;
+        ParserCall *last = list_entry(w->in_flight.head.prev, ParserCall, link);
+        return last->sent < call_total(last);
+}
+
+/* Writes as much of the pipelined requests as the socket takes. Returns 0, or negative when
+ * the process failed (w is gone). */
+static int worker_send(Worker *w) {
+        for (;;) {
+                struct iovec iov[2 * MAX_IN_FLIGHT];
+                size_t n = 0;
+                ParserCall *c;
+                LIST_FOREACH(&w->in_flight, c, ParserCall, link) {
+                        if (c->sent >= call_total(c))
+                                continue;
+                        size_t hs = sizeof c->header;
+                        if (c->sent < hs)
+                                iov[n++] = (struct iovec) { (uint8_t *) &c->header + c->sent, hs - c->sent };
+                        size_t off = c->sent > hs ? c->sent - hs : 0;
+                        if (c->header.size > off)
+                                iov[n++] = (struct iovec) { (uint8_t *) c->data + off, c->header.size - off };
+                }
+                if (n == 0)
+                        return 0;
+                struct msghdr mh = { .msg_iov = iov, .msg_iovlen = n };
+                ssize_t k = sendmsg(w->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0 && errno == EAGAIN)
+                        return 0;
+                if (k < 0) {
+                        worker_fail(w, -EPIPE, NULL);
+                        return -EPIPE;
+                }
+                size_t left = (size_t) k;
+                LIST_FOREACH(&w->in_flight, c, ParserCall, link) {
+                        size_t want = call_total(c) - c->sent;
+                        size_t take = left < want ? left : want;
+                        c->sent += take;
+                        left -= take;
+                        if (left == 0)
+                                break;
+                }
+        }
+}
+
+/* The loop's view of a process: write interest while something is unsent, the timer at
+ * its head's deadline while anything is in flight. */
+static int worker_arm(Worker *w) {
+        if (!w->io)
+                return 0;
+        int r = sd_event_source_set_io_events(w->io, EPOLLIN | (worker_has_unsent(w) ? EPOLLOUT : 0));
+        if (r < 0)
+                return r;
+        if (w->in_flight.size == 0)
+                return sd_event_source_set_enabled(w->timer, SD_EVENT_OFF);
+        r = sd_event_source_set_time(w->timer, w->head_since + w->parser->timeout_usec);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
+        return r;
+}
+
+/* ---- the pool --------------------------------------------------------------------------- */
+
+static unsigned running_workers(const Parser *p) {
+        unsigned n = 0;
+        for (unsigned i = 0; i < p->max_workers; i++)
+                n += p->workers[i] != NULL;
+        return n;
+}
+
+/* The process for the next request: an idle one, else a new one while the pool may grow,
+ * else the least loaded with room. NULL when none (*ret_error explains if none could start). */
+static Worker *pick_worker(Parser *p, int *ret_r, char **ret_error) {
+        Worker *best = NULL;
+        for (unsigned i = 0; i < p->max_workers; i++) {
+                Worker *w = p->workers[i];
+                if (w && (!best || w->in_flight.size < best->in_flight.size))
+                        best = w;
+        }
+        if (best && best->in_flight.size == 0)
+                return best;
+        for (unsigned i = 0; i < p->max_workers; i++)
+                if (!p->workers[i]) {
+                        *ret_r = worker_new(p, i, best ? NULL : ret_error);
+                        if (*ret_r >= 0)
+                                return p->workers[i];
+                        break;
+                }
+        return best && best->in_flight.size < MAX_IN_FLIGHT ? best : NULL;
+}
+
+/* Hands queued requests to processes and writes them. */
+static void pool_assign(Parser *p) {
+        while (p->queue.size > 0) {
+                _cleanup_free_ char *error = NULL;
+                int r = -ECHILD;
+                Worker *w = pick_worker(p, &r, &error);
+                ParserCall *c = list_entry(p->queue.head.next, ParserCall, link);
+                if (!w) {
+                        if (running_workers(p) > 0)
+                                break; /* all busy: the queue waits */
+                        list_unlink(&p->queue, &c->link);
+                        call_finish(c, r < 0 ? r : -ECHILD, TAKE_PTR(error));
+                        continue;
+                }
+                list_unlink(&p->queue, &c->link);
+                if (w->in_flight.size == 0)
+                        w->head_since = now_usec();
+                c->worker = w;
+                list_append(&w->in_flight, &c->link);
+                p->requests++;
+        }
+        for (unsigned i = 0; i < p->max_workers; i++) {
+                Worker *w = p->workers[i];
+                if (w && worker_has_unsent(w) && worker_send(w) < 0)
+                        continue;
+                if (p->workers[i] && worker_arm(p->workers[i]) < 0)
+                        log_warning("Cannot watch a parser process; its answers wait for the next call");
+        }
+}
+
+static void dispatch_finished(Parser *p) {
+        while (p->finished.size > 0) {
+                ParserCall *c = list_entry(p->finished.head.next, ParserCall, link);
+                list_unlink(&p->finished, &c->link);
+                if (!c->cancelled) {
+                        assert(c->header.op == PARSE_OP_ICC_INFO); /* the only asynchronous op */
+                        IccInfo *info = c->r >= 0 ? TAKE_PTR(c->result) : NULL;
+                        uint8_t *data = TAKE_PTR(c->owned);
+                        c->callback(c->r, info, c->error, data, (size_t) c->header.size, c->userdata);
+                }
+                call_free(c);
+        }
+}
+
+static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Worker *w = userdata;
+        Parser *p = w->parser;
+        int r = 0;
+        if (revents & (EPOLLIN | EPOLLHUP | EPOLLERR))
+                r = worker_receive(w);
+        if (r >= 0 && (revents & EPOLLOUT))
+                (void) worker_send(w);
+        pool_assign(p);
+        dispatch_finished(p);
+        return 0;
+}
+
+static int on_worker_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Worker *w = userdata;
+        Parser *p = w->parser;
+        if (w->in_flight.size > 0 && now_usec() >= w->head_since + p->timeout_usec)
+                worker_fail(w, -ETIME, NULL);
+        pool_assign(p);
+        dispatch_finished(p);
+        return 0;
+}
+
+static int on_defer(sd_event_source *s, void *userdata) {
+        Parser *p = userdata;
+        pool_assign(p);
+        dispatch_finished(p);
+        return 0;
+}
+
+/* Polls the processes until every call of calls[] is done. Answers to asynchronous requests
+ * met on the way wait in the finished list for the loop. */
+static void pool_wait(Parser *p, ParserCall **calls, size_t n) {
+        size_t next = 0;
+        for (;;) {
+                pool_assign(p);
+                while (next < n && calls[next]->done)
+                        next++;
+                if (next == n)
+                        return;
+
+                struct pollfd pfd[MAX_PROCESSES];
+                Worker *ws[MAX_PROCESSES];
+                size_t k = 0;
+                uint64_t deadline = UINT64_MAX;
+                for (unsigned i = 0; i < p->max_workers; i++) {
+                        Worker *w = p->workers[i];
+                        if (!w || w->in_flight.size == 0)
+                                continue;
+                        ws[k] = w;
+                        pfd[k++] = (struct pollfd) { .fd = w->fd,
+                                                     .events = POLLIN | (worker_has_unsent(w) ? POLLOUT : 0) };
+                        if (w->head_since + p->timeout_usec < deadline)
+                                deadline = w->head_since + p->timeout_usec;
+                }
+                /* A process that failed while written to gave its calls back to the queue:
+                 * hand them out again. */
+                if (k == 0)
+                        continue;
+                uint64_t now = now_usec();
+                uint64_t ms = deadline > now ? (deadline - now + 999) / 1000 : 0;
+                int r = poll(pfd, k, ms > 60000 ? 60000 : (int) ms);
+                if (r < 0 && errno != EINTR) {
+                        log_warning_errno(-errno, "Cannot wait for the parser processes: %m");
+                        continue;
+                }
+                for (size_t i = 0; r > 0 && i < k; i++) {
+                        Worker *w = ws[i];
+                        if (!pfd[i].revents)
+                                continue;
+                        int q = 0;
+                        if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR))
+                                q = worker_receive(w);
+                        if (q >= 0 && (pfd[i].revents & POLLOUT))
+                                (void) worker_send(w);
+                }
+                now = now_usec();
+                for (unsigned i = 0; i < p->max_workers; i++) {
+                        Worker *w = p->workers[i];
+                        if (w && w->in_flight.size > 0 && now >= w->head_since + p->timeout_usec)
+                                worker_fail(w, -ETIME, NULL);
+                }
+        }
+}
+
+/* ---- the interface -------------------------------------------------------------------- */
+
+int parser_new(const char *helper_path, uint64_t timeout_usec, Parser **ret) {
+        Parser *p = calloc(1, sizeof(Parser));
+        if (!p || !(p->path = strdup(helper_path))) {
+                free(p);
+                return -ENOMEM;
+        }
+        p->timeout_usec = timeout_usec;
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        parser_set_max_processes(p, cpus < 2 ? 2 : (unsigned) cpus);
+        list_init(&p->queue);
+        list_init(&p->finished);
+        *ret = p;
+        return 0;
+}
+
+void parser_set_max_processes(Parser *p, unsigned n) {
+        p->max_workers = n < 1 ? 1 : n > MAX_PROCESSES ? MAX_PROCESSES : n;
+}
+
+static void drop_list(List *l) {
+        while (l->size > 0) {
+                ParserCall *c = list_entry(l->head.next, ParserCall, link);
+                list_unlink(l, &c->link);
+                call_free(c);
+        }
+}
+
+Parser *parser_free(Parser *p) {
+        if (!p)
+                return NULL;
+        for (unsigned i = 0; i < MAX_PROCESSES; i++)
+                if (p->workers[i]) {
+                        drop_list(&p->workers[i]->in_flight);
+                        worker_free(p->workers[i]);
+                }
+        drop_list(&p->queue);
+        drop_list(&p->finished);
+        sd_event_source_disable_unref(p->defer);
+        sd_event_unref(p->event);
+        free(p->path);
+        free(p);
+        return NULL;
+}
+
+int parser_attach_event(Parser *p, sd_event *event) {
+        assert(!p->event);
+        int r = sd_event_add_defer(event, &p->defer, on_defer, p);
+        if (r < 0)
+                return r;
+        r = sd_event_source_set_enabled(p->defer, SD_EVENT_OFF);
+        if (r < 0) {
+                p->defer = sd_event_source_disable_unref(p->defer);
+                return r;
+        }
+        p->event = sd_event_ref(event);
+        for (unsigned i = 0; i < MAX_PROCESSES; i++)
+                if (p->workers[i] && (r = worker_watch(p->workers[i])) < 0)
+                        return r;
+        return 0;
+}
+
+unsigned parser_spawn_count(const Parser *p) {
+        return p->spawned;
+}
+
+uint64_t parser_request_count(const Parser *p) {
+        return p->requests;
 }
 
 int parser_start(Parser *p) {
-        if (p->fd >= 0)
+        if (running_workers(p) > 0)
                 return 0;
-        return spawn(p, NULL);
+        return worker_new(p, 0, NULL);
 }
 
-/* Waits for the socket until the deadline: 1 ready, 0 timed out, negative errno. */
-static int wait_fd(int fd, short events, uint64_t deadline) {
-        for (;;) {
-                uint64_t now = now_usec();
-                if (now >= deadline)
-                        return 0;
-                uint64_t left_ms = (deadline - now + 999) / 1000;
-                struct pollfd pfd = { .fd = fd, .events = events };
-                int r = poll(&pfd, 1, left_ms > 60000 ? 60000 : (int) left_ms);
-                if (r < 0 && errno == EINTR)
-                        continue;
-                if (r < 0)
-                        return -errno;
-                if (r > 0)
-                        return 1;
-        }
-}
-
-/* 0 done, -ETIME, -EPIPE (the other end went away) or another negative errno. */
-static int send_all(int fd, const void *buf, size_t n, uint64_t deadline) {
-        for (size_t done = 0; done < n;) {
-                ssize_t k = send(fd, (const uint8_t *) buf + done, n - done, MSG_NOSIGNAL | MSG_DONTWAIT);
-                if (k >= 0) {
-                        done += (size_t) k;
-                        continue;
-                }
-                if (errno == ECONNRESET)
-                        return -EPIPE;
-                if (errno != EAGAIN && errno != EINTR)
-                        return -errno;
-                int r = wait_fd(fd, POLLOUT, deadline);
-                if (r <= 0)
-                        return r < 0 ? r : -ETIME;
-        }
-        return 0;
-}
-
-static int recv_all(int fd, void *buf, size_t n, uint64_t deadline) {
-        for (size_t got = 0; got < n;) {
-                ssize_t k = recv(fd, (uint8_t *) buf + got, n - got, MSG_DONTWAIT);
-                if (k > 0) {
-                        got += (size_t) k;
-                        continue;
-                }
-                if (k == 0 || errno == ECONNRESET)
-                        return -EPIPE;
-                if (errno != EAGAIN && errno != EINTR)
-                        return -errno;
-                int r = wait_fd(fd, POLLIN, deadline);
-                if (r <= 0)
-                        return r < 0 ? r : -ETIME;
-        }
-        return 0;
-}
-
-/* One round trip. On success *ret_status is the parser's status and *ret_payload its
- * payload (caller frees). A sandbox failure stops the process and explains itself. */
-static int request(Parser *p, ParseOp op, uint32_t flags, const void *data, size_t size,
-                   int *ret_status, uint8_t **ret_payload, size_t *ret_size, char **ret_error) {
+/* Asks one input and waits. On success *ret_result is the decoded answer. */
+static int ask(Parser *p, ParseOp op, uint32_t flags, const void *data, size_t size, void **ret_result,
+               char **ret_error) {
         if (size > PARSE_MAX_REQUEST)
                 return -EFBIG;
-        int r;
-        if (p->fd < 0 && (r = spawn(p, ret_error)) < 0)
-                return r;
-
-        uint64_t deadline = now_usec() + p->timeout_usec;
-        ParseRequestHeader h = { .op = op, .flags = flags, .size = size };
-        ParseReplyHeader rh;
-        _cleanup_free_ uint8_t *payload = NULL;
-        r = send_all(p->fd, &h, sizeof h, deadline);
-        if (r >= 0)
-                r = send_all(p->fd, data, size, deadline);
-        if (r >= 0)
-                r = recv_all(p->fd, &rh, sizeof rh, deadline);
-        if (r >= 0 && (rh.size > PARSE_MAX_REPLY || rh.status > 0 || rh.reserved != 0))
-                r = -EPROTO;
-        if (r >= 0 && !(payload = malloc(rh.size ? rh.size : 1)))
+        ParserCall *c = call_new(p, op, flags, data, size);
+        if (!c)
                 return -ENOMEM;
+        list_append(&p->queue, &c->link);
+        pool_wait(p, &c, 1);
+        int r = c->r;
         if (r >= 0)
-                r = recv_all(p->fd, payload, rh.size, deadline);
-        if (r >= 0) {
-                *ret_status = rh.status;
-                *ret_payload = TAKE_PTR(payload);
-                *ret_size = rh.size;
-                return 0;
-        }
-
-        char how[128];
-        /* end-of-file: it is exiting, give it until the deadline to say how */
-        stop(p, r == -EPIPE ? deadline : 0, how, sizeof how);
-        if (r == -ETIME)
-                snprintf(how, sizeof how, "took longer than %.1f s", p->timeout_usec / 1e6);
-        const char *what = r == -EPROTO ? "sent a reply that is not one" : how[0] ? how : "went away";
-        log_warning("The parser process %s on %zu bytes of op %u; it is replaced, the input is rejected",
-                    what, size, (unsigned) op);
-        if (ret_error)
-                (void) asprintf(ret_error, "the parser process %s on this input", what);
-        return r == -ETIME || r == -EPROTO ? r : -ECHILD;
-}
-
-/* A reply that does not decode: the process is not to be trusted any more. */
-static int invalid_reply(Parser *p, char **ret_error) {
-        stop(p, 0, NULL, 0);
-        log_warning("The parser process sent a reply that does not validate; it is replaced");
-        if (ret_error)
-                (void) asprintf(ret_error, "the parser process sent an invalid reply on this input");
-        return -EPROTO;
-}
-
-/* A round trip up to the payload of a successful parse; the parser's own errors come back
- * as its status with its reason. */
-static int call(Parser *p, ParseOp op, uint32_t flags, const void *data, size_t size, char **ret_error,
-                uint8_t **ret_payload, size_t *ret_size) {
-        _cleanup_free_ uint8_t *payload = NULL;
-        size_t n;
-        int status;
-        int r = request(p, op, flags, data, size, &status, &payload, &n, ret_error);
-        if (r < 0)
-                return r;
-        if (status < 0) {
-                _cleanup_free_ char *why = NULL;
-                if (parse_decode_error(payload, n, &why) < 0)
-                        return invalid_reply(p, ret_error);
-                if (ret_error)
-                        *ret_error = TAKE_PTR(why);
-                return status;
-        }
-        *ret_payload = TAKE_PTR(payload);
-        *ret_size = n;
-        return 0;
+                *ret_result = TAKE_PTR(c->result);
+        else if (ret_error)
+                *ret_error = TAKE_PTR(c->error);
+        call_free(c);
+        return r;
 }
 
 int parser_icc_info(Parser *p, const void *data, size_t size, IccInfoFlags flags, IccInfo **ret,
                     char **ret_error) {
-        _cleanup_free_ uint8_t *payload = NULL;
-        size_t n;
-        int r = call(p, PARSE_OP_ICC_INFO, (uint32_t) flags, data, size, ret_error, &payload, &n);
-        if (r >= 0 && (r = parse_decode_icc_info(payload, n, ret)) == -EBADMSG)
-                return invalid_reply(p, ret_error);
-        return r;
+        return ask(p, PARSE_OP_ICC_INFO, (uint32_t) flags, data, size, (void **) ret, ret_error);
 }
 
 int parser_icc_warnings(Parser *p, const void *data, size_t size, char ***ret, char **ret_error) {
-        _cleanup_free_ uint8_t *payload = NULL;
-        size_t n;
-        int r = call(p, PARSE_OP_ICC_WARNINGS, 0, data, size, ret_error, &payload, &n);
-        if (r >= 0 && (r = parse_decode_warnings(payload, n, ret)) == -EBADMSG)
-                return invalid_reply(p, ret_error);
-        return r;
+        return ask(p, PARSE_OP_ICC_WARNINGS, 0, data, size, (void **) ret, ret_error);
 }
 
 int parser_edid(Parser *p, const void *data, size_t size, Edid **ret, char **ret_error) {
-        _cleanup_free_ uint8_t *payload = NULL;
-        size_t n;
-        int r = call(p, PARSE_OP_EDID, 0, data, size, ret_error, &payload, &n);
-        if (r >= 0 && (r = parse_decode_edid(payload, n, ret)) == -EBADMSG)
-                return invalid_reply(p, ret_error);
-        return r;
+        return ask(p, PARSE_OP_EDID, 0, data, size, (void **) ret, ret_error);
+}
+
+int parser_icc_info_many(Parser *p, ParserIccJob *jobs, size_t n, IccInfoFlags flags) {
+        _cleanup_free_ ParserCall **calls = calloc(n ? n : 1, sizeof *calls);
+        if (!calls)
+                return -ENOMEM;
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+                jobs[i].info = NULL;
+                jobs[i].error = NULL;
+                jobs[i].r = -EFBIG;
+                jobs[i].input_failed = true;
+                if (jobs[i].size > PARSE_MAX_REQUEST)
+                        continue;
+                calls[k] = call_new(p, PARSE_OP_ICC_INFO, (uint32_t) flags, jobs[i].data, jobs[i].size);
+                if (!calls[k]) {
+                        for (size_t j = 0; j < k; j++) {
+                                list_unlink(&p->queue, &calls[j]->link);
+                                call_free(calls[j]);
+                        }
+                        return -ENOMEM;
+                }
+                calls[k]->userdata = &jobs[i];
+                list_append(&p->queue, &calls[k]->link);
+                k++;
+        }
+        pool_wait(p, calls, k);
+        for (size_t j = 0; j < k; j++) {
+                ParserIccJob *job = calls[j]->userdata;
+                job->r = calls[j]->r;
+                job->input_failed = calls[j]->blamed;
+                job->info = TAKE_PTR(calls[j]->result);
+                job->error = TAKE_PTR(calls[j]->error);
+                call_free(calls[j]);
+        }
+        return 0;
+}
+
+int parser_icc_info_async(Parser *p, uint8_t *data, size_t size, IccInfoFlags flags, ParserIccInfoDone done,
+                          void *userdata, ParserCall **ret) {
+        assert(p->event); /* parser_attach_event() first */
+        _cleanup_free_ uint8_t *owned = data;
+        if (size > PARSE_MAX_REQUEST)
+                return -EFBIG;
+        ParserCall *c = call_new(p, PARSE_OP_ICC_INFO, (uint32_t) flags, data, size);
+        if (!c)
+                return -ENOMEM;
+        c->owned = TAKE_PTR(owned);
+        c->callback = done;
+        c->userdata = userdata;
+        list_append(&p->queue, &c->link);
+        /* Written from the loop, so that done never runs inside this call. */
+        int r = sd_event_source_set_enabled(p->defer, SD_EVENT_ONESHOT);
+        if (r < 0) {
+                list_unlink(&p->queue, &c->link);
+                call_free(c);
+                return r;
+        }
+        *ret = c;
+        return 0;
+}
+
+void parser_call_cancel(ParserCall *c) {
+        if (!c)
+                return;
+        Parser *p = c->parser;
+        assert(!c->cancelled);
+        if (c->done) {
+                list_unlink(&p->finished, &c->link);
+                call_free(c);
+        } else if (!c->worker) {
+                list_unlink(&p->queue, &c->link);
+                call_free(c);
+        } else
+                c->cancelled = true; /* in flight: freed when its answer comes (call_finish) */
 }

@@ -8,6 +8,7 @@
  * the caller simply parses the file again. String lists are stored as blobs of
  * NUL-terminated strings, which is compact and needs no per-entry rows. */
 #include "store-internal.h"
+#include "store-failed.h"
 
 #include "icc-info.h"
 #include "log.h"
@@ -124,6 +125,8 @@ int store_profile_cache_get(Store *s, const char *path, uint64_t size, int64_t m
         const char *checksum = (const char *) sqlite3_column_text(st, 3);
         if (!checksum || strlen(checksum) >= sizeof info->checksum)
                 r = -EBADMSG;
+        else if (streq(checksum, STORE_FAILED_MARK))
+                return -ENOENT; /* a file that failed to parse (store-failed.h) */
         else
                 strcpy(info->checksum, checksum);
         if (r >= 0)
