@@ -44,6 +44,7 @@ struct ParserCall {
         Parser *parser;
         Worker *worker;         /* while in flight */
         ParseRequestHeader header;
+        const void *group;      /* pipelined only with requests of its group (pick_worker()) */
         const uint8_t *data;
         uint8_t *owned;         /* asynchronous requests own their bytes */
         size_t sent;            /* of header and data */
@@ -54,7 +55,9 @@ struct ParserCall {
         char *error;
         void *result;           /* IccInfo *, char ** or Edid *, by op */
 
-        ParserIccInfoDone callback;
+        bool async;             /* answered through one of the callbacks, by op */
+        ParserIccInfoDone info_done;
+        ParserWarningsDone warnings_done;
         void *userdata;
 };
 
@@ -121,6 +124,7 @@ static ParserCall *call_new(Parser *p, ParseOp op, uint32_t flags, const void *d
                 return NULL;
         c->parser = p;
         c->header = (ParseRequestHeader) { .op = op, .flags = flags, .size = size };
+        c->group = c; /* alone, unless a batch says otherwise */
         c->data = data;
         return c;
 }
@@ -280,12 +284,11 @@ static void call_finish(ParserCall *c, int r, char *error) {
         c->worker = NULL;
         if (r < 0)
                 call_free_result(c);
-        if (c->callback) {
+        if (c->async) {
                 list_append(&p->finished, &c->link);
                 if (p->defer)
                         (void) sd_event_source_set_enabled(p->defer, SD_EVENT_ONESHOT);
-        } else if (c->cancelled)
-                call_free(c);
+        }
 }
 
 /* Puts what a failed process had in flight behind its head back at the front of the queue,
@@ -518,44 +521,87 @@ static int worker_arm(Worker *w) {
 
 static unsigned running_workers(const Parser *p) {
         unsigned n = 0;
-        for (unsigned i = 0; i < p->max_workers; i++)
+        for (unsigned i = 0; i < MAX_PROCESSES; i++)
                 n += p->workers[i] != NULL;
         return n;
 }
 
-/* The process for the next request: an idle one, else a new one while the pool may grow,
- * else the least loaded with room. NULL when none (*ret_error explains if none could start). */
-static Worker *pick_worker(Parser *p, int *ret_r, char **ret_error) {
-        Worker *best = NULL;
-        for (unsigned i = 0; i < p->max_workers; i++) {
-                Worker *w = p->workers[i];
-                if (w && (!best || w->in_flight.size < best->in_flight.size))
-                        best = w;
-        }
-        if (best && best->in_flight.size == 0)
-                return best;
-        for (unsigned i = 0; i < p->max_workers; i++)
-                if (!p->workers[i]) {
-                        *ret_r = worker_new(p, i, best ? NULL : ret_error);
-                        if (*ret_r >= 0)
-                                return p->workers[i];
-                        break;
-                }
-        return best && best->in_flight.size < MAX_IN_FLIGHT ? best : NULL;
+/* The group of a process's work: requests share a process only within one group (one
+ * batch), so nothing is ever queued behind another caller's input, which may be the one
+ * that hangs until the timeout. NULL when idle. */
+static const void *worker_group(const Worker *w) {
+        if (w->in_flight.size == 0)
+                return NULL;
+        return list_entry(w->in_flight.head.next, ParserCall, link)->group;
 }
 
-/* Hands queued requests to processes and writes them. */
+static int spawn_in_free_slot(Parser *p, unsigned limit, char **ret_error) {
+        for (unsigned i = 0; i < limit; i++)
+                if (!p->workers[i]) {
+                        int r = worker_new(p, i, ret_error);
+                        return r < 0 ? r : (int) i;
+                }
+        return -EBUSY;
+}
+
+/* The process for c: an idle one; else a new one while there are fewer than one per CPU;
+ * else the least loaded one already working on c's batch; else, for a caller that waits
+ * (the loop itself), a new one up to MAX_PROCESSES, so that the loop never waits behind
+ * clients' inputs. NULL: c waits in the queue (or, with no process at all, *ret_r says why
+ * none could start). */
+static Worker *pick_worker(Parser *p, const ParserCall *c, int *ret_r, char **ret_error) {
+        Worker *best = NULL;
+        for (unsigned i = 0; i < MAX_PROCESSES; i++) {
+                Worker *w = p->workers[i];
+                if (!w)
+                        continue;
+                if (w->in_flight.size == 0)
+                        return w;
+                if (worker_group(w) == c->group && w->in_flight.size < MAX_IN_FLIGHT &&
+                    (!best || w->in_flight.size < best->in_flight.size))
+                        best = w;
+        }
+        unsigned running = running_workers(p);
+        if (running < p->max_workers) {
+                int r = spawn_in_free_slot(p, MAX_PROCESSES, running > 0 ? NULL : ret_error);
+                if (r >= 0)
+                        return p->workers[r];
+                *ret_r = r;
+        }
+        if (best)
+                return best;
+        if (!c->async && running > 0 && running < MAX_PROCESSES) {
+                int r = spawn_in_free_slot(p, MAX_PROCESSES, NULL);
+                if (r >= 0)
+                        return p->workers[r];
+        }
+        return NULL;
+}
+
+/* Hands queued requests to processes and writes them. A request that finds no process waits;
+ * those behind it of other groups are still placed. */
 static void pool_assign(Parser *p) {
-        while (p->queue.size > 0) {
+        const void *waiting[8];
+        size_t n_waiting = 0;
+        ParserCall *c;
+        LIST_FOREACH(&p->queue, c, ParserCall, link) {
+                bool skip = false;
+                for (size_t i = 0; i < n_waiting; i++)
+                        skip = skip || waiting[i] == c->group;
+                if (skip)
+                        continue; /* its group found no room just now */
                 _cleanup_free_ char *error = NULL;
                 int r = -ECHILD;
-                Worker *w = pick_worker(p, &r, &error);
-                ParserCall *c = list_entry(p->queue.head.next, ParserCall, link);
-                if (!w) {
-                        if (running_workers(p) > 0)
-                                break; /* all busy: the queue waits */
+                Worker *w = pick_worker(p, c, &r, &error);
+                if (!w && running_workers(p) == 0) {
                         list_unlink(&p->queue, &c->link);
                         call_finish(c, r < 0 ? r : -ECHILD, TAKE_PTR(error));
+                        continue;
+                }
+                if (!w) {
+                        if (n_waiting == ELEMENTSOF(waiting))
+                                break;
+                        waiting[n_waiting++] = c->group;
                         continue;
                 }
                 list_unlink(&p->queue, &c->link);
@@ -565,7 +611,7 @@ static void pool_assign(Parser *p) {
                 list_append(&w->in_flight, &c->link);
                 p->requests++;
         }
-        for (unsigned i = 0; i < p->max_workers; i++) {
+        for (unsigned i = 0; i < MAX_PROCESSES; i++) {
                 Worker *w = p->workers[i];
                 if (w && worker_has_unsent(w) && worker_send(w) < 0)
                         continue;
@@ -578,11 +624,14 @@ static void dispatch_finished(Parser *p) {
         while (p->finished.size > 0) {
                 ParserCall *c = list_entry(p->finished.head.next, ParserCall, link);
                 list_unlink(&p->finished, &c->link);
-                if (!c->cancelled) {
-                        assert(c->header.op == PARSE_OP_ICC_INFO); /* the only asynchronous op */
+                if (!c->cancelled && c->header.op == PARSE_OP_ICC_INFO) {
                         IccInfo *info = c->r >= 0 ? TAKE_PTR(c->result) : NULL;
                         uint8_t *data = TAKE_PTR(c->owned);
-                        c->callback(c->r, info, c->error, data, (size_t) c->header.size, c->userdata);
+                        c->info_done(c->r, info, c->error, data, (size_t) c->header.size, c->userdata);
+                } else if (!c->cancelled) {
+                        assert(c->header.op == PARSE_OP_ICC_WARNINGS); /* the asynchronous ops */
+                        char **w = c->r >= 0 ? TAKE_PTR(c->result) : NULL;
+                        c->warnings_done(c->r, w, c->error, c->userdata);
                 }
                 call_free(c);
         }
@@ -633,7 +682,7 @@ static void pool_wait(Parser *p, ParserCall **calls, size_t n) {
                 Worker *ws[MAX_PROCESSES];
                 size_t k = 0;
                 uint64_t deadline = UINT64_MAX;
-                for (unsigned i = 0; i < p->max_workers; i++) {
+                for (unsigned i = 0; i < MAX_PROCESSES; i++) {
                         Worker *w = p->workers[i];
                         if (!w || w->in_flight.size == 0)
                                 continue;
@@ -665,7 +714,7 @@ static void pool_wait(Parser *p, ParserCall **calls, size_t n) {
                                 (void) worker_send(w);
                 }
                 now = now_usec();
-                for (unsigned i = 0; i < p->max_workers; i++) {
+                for (unsigned i = 0; i < MAX_PROCESSES; i++) {
                         Worker *w = p->workers[i];
                         if (w && w->in_flight.size > 0 && now >= w->head_since + p->timeout_usec)
                                 worker_fail(w, -ETIME, NULL);
@@ -803,6 +852,7 @@ int parser_icc_info_many(Parser *p, ParserIccJob *jobs, size_t n, IccInfoFlags f
                         return -ENOMEM;
                 }
                 calls[k]->userdata = &jobs[i];
+                calls[k]->group = calls;
                 list_append(&p->queue, &calls[k]->link);
                 k++;
         }
@@ -818,20 +868,19 @@ int parser_icc_info_many(Parser *p, ParserIccJob *jobs, size_t n, IccInfoFlags f
         return 0;
 }
 
-int parser_icc_info_async(Parser *p, uint8_t *data, size_t size, IccInfoFlags flags, ParserIccInfoDone done,
-                          void *userdata, ParserCall **ret) {
+/* Queues an asynchronous request; it is written from the loop, so that no callback ever
+ * runs inside the call that asked. Takes data. */
+static int ask_async(Parser *p, ParseOp op, uint32_t flags, uint8_t *data, size_t size, ParserCall **ret) {
         assert(p->event); /* parser_attach_event() first */
         _cleanup_free_ uint8_t *owned = data;
         if (size > PARSE_MAX_REQUEST)
                 return -EFBIG;
-        ParserCall *c = call_new(p, PARSE_OP_ICC_INFO, (uint32_t) flags, data, size);
+        ParserCall *c = call_new(p, op, flags, data, size);
         if (!c)
                 return -ENOMEM;
         c->owned = TAKE_PTR(owned);
-        c->callback = done;
-        c->userdata = userdata;
+        c->async = true;
         list_append(&p->queue, &c->link);
-        /* Written from the loop, so that done never runs inside this call. */
         int r = sd_event_source_set_enabled(p->defer, SD_EVENT_ONESHOT);
         if (r < 0) {
                 list_unlink(&p->queue, &c->link);
@@ -839,6 +888,26 @@ int parser_icc_info_async(Parser *p, uint8_t *data, size_t size, IccInfoFlags fl
                 return r;
         }
         *ret = c;
+        return 0;
+}
+
+int parser_icc_info_async(Parser *p, uint8_t *data, size_t size, IccInfoFlags flags, ParserIccInfoDone done,
+                          void *userdata, ParserCall **ret) {
+        int r = ask_async(p, PARSE_OP_ICC_INFO, (uint32_t) flags, data, size, ret);
+        if (r < 0)
+                return r;
+        (*ret)->info_done = done;
+        (*ret)->userdata = userdata;
+        return 0;
+}
+
+int parser_icc_warnings_async(Parser *p, uint8_t *data, size_t size, ParserWarningsDone done, void *userdata,
+                              ParserCall **ret) {
+        int r = ask_async(p, PARSE_OP_ICC_WARNINGS, 0, data, size, ret);
+        if (r < 0)
+                return r;
+        (*ret)->warnings_done = done;
+        (*ret)->userdata = userdata;
         return 0;
 }
 

@@ -74,6 +74,12 @@ typedef void (*ParserIccInfoDone)(int r, IccInfo *info, const char *error, uint8
  * from inside this call. *ret identifies the request until done runs. */
 int parser_icc_info_async(Parser *p, uint8_t *data, size_t size, IccInfoFlags flags, ParserIccInfoDone done,
                           void *userdata, ParserCall **ret);
+/* The same for a profile's warnings (the idle pass of profile-warnings.c): r and w (owned by
+ * the callee, NULL on error) or error. */
+typedef void (*ParserWarningsDone)(int r, char **w, const char *error, void *userdata);
+int parser_icc_warnings_async(Parser *p, uint8_t *data, size_t size, ParserWarningsDone done, void *userdata,
+                              ParserCall **ret);
+
 /* done will not run; the input already sent is parsed and its answer dropped. */
 void parser_call_cancel(ParserCall *c);
 
