@@ -301,12 +301,19 @@ static void worker_requeue_rest(Worker *w) {
                 list_unlink(&w->in_flight, &c->link);
                 c->worker = NULL;
                 c->sent = 0;
+                if (c->cancelled) {
+                        call_free(c); /* nobody waits for it */
+                        continue;
+                }
                 /* prepend */
                 c->link.next = p->queue.head.next;
                 c->link.prev = &p->queue.head;
                 p->queue.head.next->prev = &c->link;
                 p->queue.head.next = &c->link;
                 p->queue.size++;
+                /* handed out again from the loop (a waiting caller does it itself) */
+                if (p->defer)
+                        (void) sd_event_source_set_enabled(p->defer, SD_EVENT_ONESHOT);
         }
 }
 
