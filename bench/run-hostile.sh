@@ -6,6 +6,12 @@
 #
 #         bench/run-hostile.sh [DAEMON_BUILD_DIR] [BENCH_BUILD_DIR]
 #
+# With TINCT_BENCH_HANG=1 (a DAEMON_BUILD_DIR configured with -Dparser_test_hooks=enabled),
+# also a parse that never ends: a file starting with TINCT-TEST:hang, on which tinct-parse
+# loops until the daemon's --parse-timeout (3 s here); the same two client figures, as
+# hang_* RESULT lines. That is the case where only asynchronous parsing keeps the others
+# served: the 80 000-key file is refused in milliseconds either way.
+#
 # DAEMON_BUILD_DIR (default build) holds the tinctd under test (e.g. main's build, for the
 # "before" figure); BENCH_BUILD_DIR (default build) holds tinct-bench-hostile and
 # tinct-bench-hostile-icc. A private bus in a temp dir; nothing else is touched.
@@ -51,3 +57,18 @@ end=$(date +%s%N)
 printf 'RESULT\thostile_startup_three_files\t%s\tms\n' "$(( (end - start) / 1000000 ))"
 
 "$BENCH_BUILD/bench/tinct-bench-hostile" "$TMP/hostile.icc" 3
+
+if [ "${TINCT_BENCH_HANG:-0}" = 1 ]; then
+        kill "$daemon_pid" && wait "$daemon_pid" || true
+        rm -rf "$TMP/state" "$TMP/ready" && mkdir -p "$TMP/state" "$TMP/empty"
+        # "TINCT-TEST:hang", zeros, "acsp" at 36: what the hook looks for (docs/sandbox.md)
+        { printf 'TINCT-TEST:hang'; head -c 21 /dev/zero; printf 'acsp'; head -c 216 /dev/zero; } >"$TMP/hang.icc"
+        "$DAEMON_BUILD/src/daemon/tinctd" --state-dir "$TMP/state" --profile-dir "$TMP/empty" --no-udev \
+                --parse-timeout 3 --ready-fd 4 4>"$TMP/ready" 2>"$TMP/daemon.log" &
+        daemon_pid=$!
+        until grep -q READY "$TMP/ready" 2>/dev/null; do
+                kill -0 "$daemon_pid" 2>/dev/null || { echo "tinctd failed to start" >&2; cat "$TMP/daemon.log" >&2; exit 1; }
+                sleep 0.01
+        done
+        "$BENCH_BUILD/bench/tinct-bench-hostile" "$TMP/hang.icc" 3 | sed 's/^RESULT\thostile_/RESULT\thang_/'
+fi

@@ -16,9 +16,8 @@
 #include "hashmap.h"
 #include "strv.h"
 
-/* Parameters 1-4 of the cache statements. size and inode are stored bit for bit in
- * SQLite's signed 64-bit integers. */
-static int bind_identity(sqlite3_stmt *st, const char *path, uint64_t size, int64_t mtime_ns, uint64_t inode) {
+/* size and inode are stored bit for bit in SQLite's signed 64-bit integers. */
+int store_cache_bind_identity(sqlite3_stmt *st, const char *path, uint64_t size, int64_t mtime_ns, uint64_t inode) {
         int r = store_bind_text(st, 1, path);
         if (r >= 0)
                 r = store_errno(sqlite3_bind_int64(st, 2, (int64_t) size));
@@ -44,7 +43,7 @@ int store_profile_cache_put(Store *s, const char *path, uint64_t size, int64_t m
         memcpy(checksum, info->checksum, sizeof checksum);
         checksum[sizeof checksum - 1] = '\0';
         if (r >= 0)
-                r = bind_identity(st, path, size, mtime_ns, inode);
+                r = store_cache_bind_identity(st, path, size, mtime_ns, inode);
         if (r >= 0)
                 r = store_bind_text(st, 5, checksum);
         if (r >= 0)
@@ -79,12 +78,26 @@ int store_profile_cache_set_warnings(Store *s, const char *path, uint64_t size, 
         _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
         int r = store_stmt(s, STMT_CACHE_SET_WARNINGS, &st);
         if (r >= 0)
-                r = bind_identity(st, path, size, mtime_ns, inode);
+                r = store_cache_bind_identity(st, path, size, mtime_ns, inode);
         if (r >= 0)
                 r = store_bind_strv(st, 5, warnings);
         if (r >= 0)
                 r = store_step_done(s, st);
         return r;
+}
+
+int store_cache_row(Store *s, const char *path, uint64_t size, int64_t mtime_ns, uint64_t inode, sqlite3_stmt **ret) {
+        sqlite3_stmt *st = NULL;
+        int r = store_stmt(s, STMT_CACHE_GET, &st);
+        if (r >= 0)
+                r = store_bind_text(st, 1, path);
+        if (r >= 0)
+                r = store_step_row(s, st);
+        *ret = st; /* the caller resets it, whatever came */
+        if (r <= 0)
+                return r;
+        return sqlite3_column_int64(st, 0) == (int64_t) size && sqlite3_column_int64(st, 1) == mtime_ns &&
+               sqlite3_column_int64(st, 2) == (int64_t) inode;
 }
 
 static int column_text_checked(sqlite3_stmt *st, int col, char **ret) {
@@ -104,19 +117,11 @@ int store_profile_cache_get(Store *s, const char *path, uint64_t size, int64_t m
                 return -EINVAL;
 
         _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
-        int r = store_stmt(s, STMT_CACHE_GET, &st);
-        if (r >= 0)
-                r = store_bind_text(st, 1, path);
-        if (r >= 0)
-                r = store_step_row(s, st);
+        int r = store_cache_row(s, path, size, mtime_ns, inode, &st);
         if (r < 0)
                 return r;
         if (r == 0)
-                return -ENOENT;
-
-        if (sqlite3_column_int64(st, 0) != (int64_t) size || sqlite3_column_int64(st, 1) != mtime_ns ||
-            sqlite3_column_int64(st, 2) != (int64_t) inode)
-                return -ENOENT; /* the file changed: the caller re-parses and puts */
+                return -ENOENT; /* unknown, or the file changed: the caller re-parses and puts */
 
         _cleanup_(icc_info_freep) IccInfo *info = calloc(1, sizeof(IccInfo));
         if (!info)

@@ -17,13 +17,7 @@ int store_failed_put(Store *s, const char *path, uint64_t size, int64_t mtime_ns
         /* ?1 path, ?2 size, ?3 mtime_ns, ?4 inode, ?5 checksum, ?6 description, ?7 title,
          * ?8 copyright, ?9 kind, ?10 colorspace, ?11 has_vcgt, ?12 created, ?13 metadata,
          * ?14 warnings, ?15 tags_ignored (store.c's STMT_CACHE_PUT) */
-        r = store_bind_text(st, 1, path);
-        if (r >= 0)
-                r = store_errno(sqlite3_bind_int64(st, 2, (int64_t) size));
-        if (r >= 0)
-                r = store_errno(sqlite3_bind_int64(st, 3, mtime_ns));
-        if (r >= 0)
-                r = store_errno(sqlite3_bind_int64(st, 4, (int64_t) inode));
+        r = store_cache_bind_identity(st, path, size, mtime_ns, inode);
         if (r >= 0)
                 r = store_bind_text(st, 5, STORE_FAILED_MARK);
         if (r >= 0)
@@ -47,17 +41,12 @@ int store_failed_get(Store *s, const char *path, uint64_t size, int64_t mtime_ns
                      char **ret_reason) {
         assert(path);
         _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
-        int r = store_stmt(s, STMT_CACHE_GET, &st);
-        if (r >= 0)
-                r = store_bind_text(st, 1, path);
-        if (r >= 0)
-                r = store_step_row(s, st);
+        int r = store_cache_row(s, path, size, mtime_ns, inode, &st);
         if (r <= 0)
                 return r;
-        /* columns: 0 size, 1 mtime_ns, 2 inode, 3 checksum, 4 description */
+        /* columns: 3 checksum, 4 description */
         const char *checksum = (const char *) sqlite3_column_text(st, 3);
-        if (!checksum || !streq(checksum, STORE_FAILED_MARK) || sqlite3_column_int64(st, 0) != (int64_t) size ||
-            sqlite3_column_int64(st, 1) != mtime_ns || sqlite3_column_int64(st, 2) != (int64_t) inode)
+        if (!checksum || !streq(checksum, STORE_FAILED_MARK))
                 return 0;
         if (ret_reason) {
                 r = store_column_strdup(st, 4, ret_reason);

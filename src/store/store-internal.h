@@ -141,3 +141,10 @@ int store_info_get(Store *s, const char *key, char **ret); /* -ENOENT if missing
  * -EBADMSG when damaged, with the reason in *ret_reason. */
 int store_db_open_readonly(const char *path, sqlite3 **ret, char **ret_reason);
 
+/* The parsed-ICC cache's rows (store-cache.c), shared with store-failed.c: parameters 1-4 of
+ * STMT_CACHE_PUT and STMT_CACHE_SET_WARNINGS; and path's STMT_CACHE_GET row: 1 when it
+ * describes this identity (*ret on it: columns 3.. are the cached facts), 0 when there is
+ * none or the file changed, or negative errno. *ret is set in every case, for
+ * _cleanup_stmt_reset_. */
+int store_cache_bind_identity(sqlite3_stmt *st, const char *path, uint64_t size, int64_t mtime_ns, uint64_t inode);
+int store_cache_row(Store *s, const char *path, uint64_t size, int64_t mtime_ns, uint64_t inode, sqlite3_stmt **ret);
