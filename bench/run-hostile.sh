@@ -56,6 +56,20 @@ done
 end=$(date +%s%N)
 printf 'RESULT\thostile_startup_three_files\t%s\tms\n' "$(( (end - start) / 1000000 ))"
 
+# Again on the same state: a daemon that remembers failed files does not parse them again.
+kill "$daemon_pid" && wait "$daemon_pid" || true
+rm -f "$TMP/ready"
+start=$(date +%s%N)
+"$DAEMON_BUILD/src/daemon/tinctd" --state-dir "$TMP/state" --profile-dir "$TMP/icc" --no-udev \
+        --ready-fd 4 4>"$TMP/ready" 2>"$TMP/daemon.log" &
+daemon_pid=$!
+until grep -q READY "$TMP/ready" 2>/dev/null; do
+        kill -0 "$daemon_pid" 2>/dev/null || { echo "tinctd failed to start" >&2; cat "$TMP/daemon.log" >&2; exit 1; }
+        sleep 0.01
+done
+end=$(date +%s%N)
+printf 'RESULT\thostile_startup_three_files_again\t%s\tms\n' "$(( (end - start) / 1000000 ))"
+
 "$BENCH_BUILD/bench/tinct-bench-hostile" "$TMP/hostile.icc" 3
 
 if [ "${TINCT_BENCH_HANG:-0}" = 1 ]; then
