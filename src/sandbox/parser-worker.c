@@ -425,7 +425,11 @@ int parser_worker_send(Worker *w) {
                 if (k < 0 && errno == EAGAIN)
                         return 0;
                 if (k < 0) {
-                        parser_worker_fail(w, -EPIPE, NULL);
+                        /* The process is gone. Replies it wrote before dying may wait unread:
+                         * they are answers, and the input it died on is the head after them,
+                         * so read them first (that read meets the end and fails the process). */
+                        if (parser_worker_receive(w) >= 0)
+                                parser_worker_fail(w, -EPIPE, NULL);
                         return -EPIPE;
                 }
                 size_t left = (size_t) k;
