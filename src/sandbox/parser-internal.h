@@ -87,6 +87,8 @@ void parser_worker_fail(Worker *w, int r, const char *reason);
 int parser_worker_receive(Worker *w);
 int parser_worker_send(Worker *w);
 bool parser_worker_has_unsent(const Worker *w);
+/* Fails the process (ETIME) when its head is past its deadline and no answer is waiting. */
+void parser_worker_check_deadline(Worker *w);
 /* The loop's view: write interest while something is unsent, the timer at the head's deadline. */
 int parser_worker_arm(Worker *w);
 

@@ -472,11 +472,22 @@ static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *user
         return 0;
 }
 
+void parser_worker_check_deadline(Worker *w) {
+        Parser *p = w->parser;
+        if (w->in_flight.size == 0 || parser_now_usec() < w->head_since + p->timeout_usec)
+                return;
+        /* An answer may be waiting unread: then the head is not late (a new head's clock
+         * starts with it). */
+        if (parser_worker_receive(w) < 0)
+                return; /* it failed meanwhile: w is gone */
+        if (w->in_flight.size > 0 && parser_now_usec() >= w->head_since + p->timeout_usec)
+                parser_worker_fail(w, -ETIME, NULL);
+}
+
 static int on_worker_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Worker *w = userdata;
         Parser *p = w->parser;
-        if (w->in_flight.size > 0 && parser_now_usec() >= w->head_since + p->timeout_usec)
-                parser_worker_fail(w, -ETIME, NULL);
+        parser_worker_check_deadline(w);
         parser_pool_kick(p);
         return 0;
 }

@@ -206,12 +206,9 @@ static void pool_wait(Parser *p, ParserCall **calls, size_t n) {
                         if (q >= 0 && (pfd[i].revents & POLLOUT))
                                 (void) parser_worker_send(w);
                 }
-                now = parser_now_usec();
-                for (unsigned i = 0; i < MAX_PROCESSES; i++) {
-                        Worker *w = p->workers[i];
-                        if (w && w->in_flight.size > 0 && now >= w->head_since + p->timeout_usec)
-                                parser_worker_fail(w, -ETIME, NULL);
-                }
+                for (unsigned i = 0; i < MAX_PROCESSES; i++)
+                        if (p->workers[i])
+                                parser_worker_check_deadline(p->workers[i]);
         }
 }
 
