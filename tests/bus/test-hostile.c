@@ -15,6 +15,7 @@
  *    CreateProfileWithFd of a valid profile (another parser process) are all answered, and A
  *    still has no answer; the test then kills the parser processes, and only then does A get
  *    FailedToRead. No timing: A's answer cannot come before the kill.
+ *  - One user's calls waiting for a parse are bounded: a ninth is refused at once.
  *  - A malformed file in the profile directory is parsed once ("Parsing PATH" in the daemon's
  *    --verbose log, one line per file handed to the parser): not again when another profile is
  *    removed (the rescan that once re-parsed every failed file), nor at the next start; once
@@ -275,6 +276,54 @@ static void test_slow_parse_delays_only_its_caller(void) {
         free(pa.error_message);
         harness_assert_alive(h);
 }
+/* One user's calls waiting for their parse are bounded (LIMIT_PENDING_LOADS_PER_UID, 8): the
+ * ninth is refused at once, the others are answered when their parses end (the test ends
+ * them: each kill answers at least the ones being parsed, the next queued start). */
+static void test_pending_loads_bounded(void) {
+        _cleanup_harness_ Harness *h = harness_start(&(HarnessOptions) {
+                .polkit = "allow", .extra_args = (const char *const[]) { "--parse-timeout", "3600", NULL } });
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *a = harness_connect(h);
+        uint8_t buf[256] = { 0 };
+        snprintf((char *) buf, 36, "TINCT-TEST:hang");
+        memcpy(buf + 36, "acsp", 4);
+        _cleanup_close_ int fd = memfd_with(buf, sizeof buf);
+        Pending pending[8] = { 0 };
+        sd_bus_slot *slots[8] = { 0 };
+        for (int i = 0; i < 8; i++) {
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
+                _cleanup_free_ char *id = xasprintf("hang-%d", i);
+                assert_se(sd_bus_message_new_method_call(a, &call, CM_NAME, CM_PATH, CM_IFACE, "CreateProfileWithFd") >= 0);
+                assert_se(sd_bus_message_append(call, "ssha{ss}", id, "temp", fd, 0) >= 0);
+                assert_se(sd_bus_call_async(a, &slots[i], call, on_reply, &pending[i], 3600ULL * 1000 * 1000) >= 0);
+        }
+        /* the ninth, on the same connection, so after the eight */
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r;
+        _cleanup_free_ char *ninth = harness_create_profile_fd(a, "hang-8", "temp", fd, NO_KV, &e, &r);
+        printf("ninth: %s: %s\n", strempty(e.name), strempty(e.message));
+        assert_se(r < 0 && strstr(strempty(e.message), "too many profiles being loaded"));
+        for (int i = 0; i < 8; i++)
+                assert_se(!pending[i].done);
+
+        for (int answered = 0; answered < 8;) {
+                assert_se(kill_parsers(harness_daemon_pid(h)) >= 1);
+                int before = answered;
+                while (answered == before) {
+                        assert_se(sd_bus_wait(a, UINT64_MAX) >= 0);
+                        drain(a);
+                        answered = 0;
+                        for (int i = 0; i < 8; i++)
+                                answered += pending[i].done;
+                }
+        }
+        for (int i = 0; i < 8; i++) {
+                assert_se(streq_ptr(pending[i].error_name, CM_PROFILE_ERR "FailedToRead"));
+                free(pending[i].error_name);
+                free(pending[i].error_message);
+                sd_bus_slot_unref(slots[i]);
+        }
+        harness_assert_alive(h);
+}
 #endif
 
 static void write_bytes(const char *path, const void *data, size_t n) {
@@ -360,6 +409,7 @@ int main(void) {
         test_failed_file_not_parsed_again();
 #ifdef TINCT_PARSER_TEST_HOOKS
         test_slow_parse_delays_only_its_caller();
+        test_pending_loads_bounded();
 #else
         printf("ordering test skipped: tinct-parse built without parser_test_hooks\n");
 #endif
