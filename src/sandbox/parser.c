@@ -58,10 +58,11 @@ static int spawn_in_free_slot(Parser *p, unsigned limit, char **ret_error) {
 }
 
 /* The process for c: an idle one; else a new one while there are fewer than one per CPU;
- * else the least loaded one already working on c's batch; else, for a caller that waits
- * (the loop itself), a new one up to MAX_PROCESSES, so that the loop never waits behind
- * clients' inputs. NULL: c waits in the queue (or, with no process at all, *ret_r says why
- * none could start). */
+ * else the least loaded one already working on c's batch; else a new one up to
+ * MAX_PROCESSES: every process is busy with other callers' inputs, any of which may be one
+ * that hangs until the timeout, and neither the loop nor another client should wait for
+ * that. NULL: c waits in the queue (or, with no process at all, *ret_r says why none could
+ * start). */
 static Worker *pick_worker(Parser *p, const ParserCall *c, int *ret_r, char **ret_error) {
         Worker *best = NULL;
         for (unsigned i = 0; i < MAX_PROCESSES; i++) {
@@ -83,7 +84,7 @@ static Worker *pick_worker(Parser *p, const ParserCall *c, int *ret_r, char **re
         }
         if (best)
                 return best;
-        if (!c->async && running > 0 && running < MAX_PROCESSES) {
+        if (running > 0 && running < MAX_PROCESSES) {
                 int r = spawn_in_free_slot(p, MAX_PROCESSES, NULL);
                 if (r >= 0)
                         return p->workers[r];
