@@ -58,21 +58,24 @@ static int spawn_in_free_slot(Parser *p, unsigned limit, char **ret_error) {
 }
 
 /* The process for c: an idle one; else a new one while there are fewer than one per CPU;
- * else the least loaded one already working on c's batch; else a new one up to
- * MAX_PROCESSES: every process is busy with other callers' inputs, any of which may be one
+ * else the least loaded one already working on c's batch (or none: a batch waits for its
+ * own processes); else a new one up to MAX_PROCESSES: every process is busy with other callers' inputs, any of which may be one
  * that hangs until the timeout, and neither the loop nor another client should wait for
  * that. NULL: c waits in the queue (or, with no process at all, *ret_r says why none could
  * start). */
 static Worker *pick_worker(Parser *p, const ParserCall *c, int *ret_r, char **ret_error) {
         Worker *best = NULL;
+        bool group_has_one = false;
         for (unsigned i = 0; i < MAX_PROCESSES; i++) {
                 Worker *w = p->workers[i];
                 if (!w)
                         continue;
                 if (w->in_flight.size == 0)
                         return w;
-                if (worker_group(w) == c->group && w->in_flight.size < MAX_IN_FLIGHT &&
-                    (!best || w->in_flight.size < best->in_flight.size))
+                if (worker_group(w) != c->group)
+                        continue;
+                group_has_one = true;
+                if (w->in_flight.size < MAX_IN_FLIGHT && (!best || w->in_flight.size < best->in_flight.size))
                         best = w;
         }
         unsigned running = running_workers(p);
@@ -82,7 +85,8 @@ static Worker *pick_worker(Parser *p, const ParserCall *c, int *ret_r, char **re
                         return p->workers[r];
                 *ret_r = r;
         }
-        if (best)
+        /* a batch whose processes are full waits for them rather than oversubscribe the CPUs */
+        if (best || group_has_one)
                 return best;
         if (running > 0 && running < MAX_PROCESSES) {
                 int r = spawn_in_free_slot(p, MAX_PROCESSES, NULL);
