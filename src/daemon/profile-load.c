@@ -165,10 +165,10 @@ int profile_load_async(Profile *p, uint8_t *data, size_t size, sd_bus_message *m
         *l = (ProfileLoad) { .manager = m, .profile = TAKE_PTR(owned_profile), .msg = sd_bus_message_ref(msg),
                              .uid = uid, .cont = cont, .userdata = userdata, .free_userdata = free_userdata };
         list_append(&m->loads_pending, &l->link);
-        /* Warnings later, from the kept bytes (profile-warnings.h): the call need not wait for
-         * the colour transforms. */
-        int r = parser_icc_info_async(m->parser, TAKE_PTR(owned_data), size, ICC_INFO_SKIP_WARNINGS, on_parsed, l,
-                                      &l->call);
+        /* With the Warnings: only this caller waits for the colour transforms, and a profile
+         * whose transforms are slow fails here, in its process, instead of in a later read of
+         * its Warnings property, which the loop would have to wait for. */
+        int r = parser_icc_info_async(m->parser, TAKE_PTR(owned_data), size, 0, on_parsed, l, &l->call);
         if (r < 0) {
                 load_free(l);
                 return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_FAILED_TO_READ, "failed to load: %s", strerror(-r));
