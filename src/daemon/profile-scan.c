@@ -64,6 +64,7 @@ static bool is_temporary_name(const char *base) {
 typedef struct Batch {
         ParserIccJob jobs[BATCH_MAX_FILES];
         size_t index[BATCH_MAX_FILES];  /* which file of the caller's array */
+        uint64_t dev[BATCH_MAX_FILES];  /* its device: part of a failed file's identity */
         size_t n, bytes;
 } Batch;
 
@@ -83,7 +84,7 @@ static void batch_run(Manager *m, Batch *b, const FileIdentity *files, IccInfo *
                         const char *why = job->error ? job->error : strerror(-job->r);
                         log_warning("Skipping %s: %s", f->path, why);
                         int q = job->input_failed ?
-                                store_failed_put(m->store, f->path, f->size, f->mtime_ns, f->inode, why) : 0;
+                                store_failed_put(m->store, f->path, b->dev[j], f->size, f->mtime_ns, f->inode, why) : 0;
                         if (q < 0)
                                 log_debug_errno(q, "Failed to remember that %s failed: %m", f->path);
                 } else {
@@ -123,8 +124,14 @@ static void load_infos(Manager *m, const FileIdentity *files, size_t n, IccInfo 
                 }
                 if (store_profile_cache_get(m->store, f->path, f->size, f->mtime_ns, f->inode, &infos[i]) >= 0)
                         continue;
+                /* The listing's identity has no device; a failed file's has. */
+                struct stat st;
+                if (stat(f->path, &st) < 0) {
+                        log_warning_errno(errno, "Skipping %s: %m", f->path);
+                        continue;
+                }
                 _cleanup_free_ char *why = NULL;
-                if (store_failed_get(m->store, f->path, f->size, f->mtime_ns, f->inode, &why) > 0) {
+                if (store_failed_get(m->store, f->path, (uint64_t) st.st_dev, f->size, f->mtime_ns, f->inode, &why) > 0) {
                         log_debug("Skipping %s: it failed to parse before and has not changed (%s)", f->path,
                                   why ? why : "no reason kept");
                         continue;
@@ -147,6 +154,7 @@ static void load_infos(Manager *m, const FileIdentity *files, size_t n, IccInfo 
                 /* The count a test reads to prove a failed file is not asked again. */
                 log_debug("Parsing %s", f->path);
                 b->jobs[b->n] = (ParserIccJob) { .data = data, .size = size };
+                b->dev[b->n] = (uint64_t) st.st_dev;
                 b->index[b->n++] = i;
                 b->bytes += size;
         }

@@ -7,9 +7,9 @@
  * file, marked by the checksum STORE_FAILED_MARK (never one of the 32 hex digits of a real
  * profile's), which the cache reads as a miss: a file that is fixed
  * gets a new identity and is parsed, parsed rows and failed rows replace each other, and
- * the cache's prune forgets a failure with its file. No schema change. The device number is
- * not part of the identity (the table has no column for it): another filesystem mounted at
- * the same path with a file of the same inode, size and nanosecond mtime is not plausible. */
+ * the cache's prune forgets a failure with its file. No schema change: the device number,
+ * part of a failed file's identity, is kept in the row's `created` column, which only
+ * parsed profiles use. */
 #pragma once
 
 #include <stdint.h>
@@ -19,9 +19,9 @@
 #define STORE_FAILED_MARK "-"
 
 /* Remembers that path, with this identity, failed for reason (may be NULL). */
-int store_failed_put(Store *s, const char *path, uint64_t size, int64_t mtime_ns, uint64_t inode,
+int store_failed_put(Store *s, const char *path, uint64_t dev, uint64_t size, int64_t mtime_ns, uint64_t inode,
                      const char *reason);
 /* 1 when path failed before with this very identity (*ret_reason gets the reason, may be
  * NULL), 0 when not, or when it has changed since; negative errno on a store error. */
-int store_failed_get(Store *s, const char *path, uint64_t size, int64_t mtime_ns, uint64_t inode,
+int store_failed_get(Store *s, const char *path, uint64_t dev, uint64_t size, int64_t mtime_ns, uint64_t inode,
                      char **ret_reason);
