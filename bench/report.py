@@ -153,6 +153,15 @@ def main():
         if warm is not None and warm0 is not None:
             out.append("tinctd warm start per profile: %.1f µs (%d profiles: %.0f ms, 0: %.0f ms)\n"
                        % ((warm - warm0) * 1000 / n, n, warm, warm0))
+    # Issue 22, "Start-up with the sandbox": parsing stays in tinct-parse.
+    cold5 = g(t, "startup.cold.p5000.ms")
+    if cold5 is not None:
+        targets.append(("cold start with 5000 profiles < 300 ms, parsing sandboxed", cold5 < 300,
+                        "%.1f ms (colord %s)" % (cold5, fmt(g(c, "startup.cold.p5000.ms"), " ms"))))
+    warm1, cwarm1 = g(t, "startup.warm.p1000.ms"), g(c, "startup.warm.p1000.ms")
+    if warm1 is not None and cwarm1 is not None:
+        targets.append(("warm start with 1000 profiles ≥ 25× faster than colord", cwarm1 >= 25 * warm1,
+                        "%.1f× (%.1f vs %.0f ms)" % (cwarm1 / warm1, warm1, cwarm1)))
 
     sizes = sizes_of(t, c)
     base = sizes[0] if sizes else 10

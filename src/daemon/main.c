@@ -299,6 +299,10 @@ static int run(int argc, char **argv) {
         r = event_new_exit_on_signals(&m->event);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the event loop: %m");
+        /* Client calls parse asynchronously: the loop serves others meanwhile. */
+        r = parser_attach_event(m->parser, m->event);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch the parser processes: %m");
         r = store_start(&daemon);
         if (r < 0)
                 return r;

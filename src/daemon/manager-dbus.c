@@ -531,6 +531,61 @@ static int store_new_profile(Manager *m, Profile *p, const StrMap *props, const 
         return r;
 }
 
+/* What a CreateProfile call carries past the parse of its bytes. */
+typedef struct CreateArgs {
+        StrMap props;
+        char *title;
+        Scope scope;
+} CreateArgs;
+
+static void create_args_free(void *userdata) {
+        CreateArgs *a = userdata;
+        if (!a)
+                return;
+        strmap_clear(&a->props);
+        free(a->title);
+        free(a);
+}
+
+/* The end of CreateProfile*: stored, registered, answered. With bytes to parse it runs once
+ * they are parsed (profile-load.h), the loop having served others meanwhile, so it looks
+ * again at what may have changed: the caller may have left, the id been taken, the quota
+ * been used. */
+static int create_profile_finish(sd_bus_message *msg, Manager *m, Profile **pp, void *userdata,
+                                 sd_bus_error *error) {
+        CreateArgs *a = userdata;
+        Profile *p = *pp;
+        Client *c;
+        int r = manager_get_client(m, msg, &c);
+        if (r < 0)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_FAILED_TO_AUTHENTICATE, "could not get uid of caller");
+        if (manager_find_profile_by_id(m, p->id))
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_ALREADY_EXISTS, "profile id '%s' already exists", p->id);
+        if (manager_find_profile_by_path(m, p->path))
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_ALREADY_EXISTS,
+                                     "profile id '%s' maps to the object path of another profile", p->id);
+        r = check_object_quota(m, c, error);
+        if (r < 0)
+                return r;
+        r = store_new_profile(m, p, &a->props, a->title, c->uid, error);
+        if (r < 0)
+                return r;
+        if (a->scope == SCOPE_TEMP) {
+                r = free_and_strdup(&p->creator, c->name);
+                if (r < 0)
+                        return r;
+                watch_creator(m, c);
+        }
+        r = manager_add_profile(m, p, true);
+        if (r < 0) {
+                if (a->scope == SCOPE_DISK)
+                        (void) store_disk_profile_remove(m->store, p->id);
+                return r;
+        }
+        *pp = NULL; /* the registry's now */
+        return sd_bus_reply_method_return(msg, "o", p->path);
+}
+
 static int create_profile_common(sd_bus_message *msg, Manager *m, Client *c, bool with_fd, sd_bus_error *error) {
         const char *id, *scope_str;
         int fd = -1, r;
@@ -587,33 +642,38 @@ static int create_profile_common(sd_bus_message *msg, Manager *m, Client *c, boo
         if (with_fd && fd >= 0 && p->filename &&
             (r = profile_claim_check_fd(p, fd, c->uid == 0 || c->uid == m->daemon_uid, error)) < 0)
                 return r;
+        uint8_t *data = NULL;
+        size_t size = 0;
         if (with_fd && fd >= 0)
-                r = profile_load_fd(p, fd, error);
+                r = profile_read_fd(fd, &data, &size, error);
         else if (p->filename) {
                 bool privileged = c->uid == 0 || c->uid == m->daemon_uid;
-                r = profile_load_filename(p, p->filename, privileged, error);
-        } else
-                r = 0;
+                r = profile_read_filename(m, p->filename, privileged, &data, &size, error);
+        }
         if (r < 0)
                 return r;
 
-        r = store_new_profile(m, p, &props, title, c->uid, error);
-        if (r < 0)
-                return r;
-        if (scope == SCOPE_TEMP) {
-                r = free_and_strdup(&p->creator, c->name);
-                if (r < 0)
-                        return r;
-                watch_creator(m, c);
+        CreateArgs *a = calloc(1, sizeof *a);
+        if (!a) {
+                free(data);
+                return -ENOMEM;
         }
-        r = manager_add_profile(m, p, true);
-        if (r < 0) {
-                if (scope == SCOPE_DISK)
-                        (void) store_disk_profile_remove(m->store, id);
+        a->props = props;
+        props = (StrMap) { 0 };
+        a->scope = scope;
+        if (title && !(a->title = strdup(title))) {
+                free(data);
+                create_args_free(a);
+                return -ENOMEM;
+        }
+        if (!data) {
+                r = create_profile_finish(msg, m, &p, a, error);
+                create_args_free(a);
                 return r;
         }
-        Profile *added = TAKE_PTR(p);
-        return sd_bus_reply_method_return(msg, "o", added->path);
+        /* The parse runs in a parser process; the answer comes from create_profile_finish(). */
+        return profile_load_async(TAKE_PTR(p), data, size, msg, c->uid, create_profile_finish, a, create_args_free,
+                                  error);
 }
 
 static int create_profile_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {

@@ -19,6 +19,7 @@
 #include "parser.h"
 #include "polkit.h"
 #include "profile-claim.h"
+#include "profile-load.h"
 #include "utf8.h"
 #include "profile-scan.h"
 #include "profile-warnings.h"
@@ -90,6 +91,7 @@ int manager_new(ManagerConfig *config, Manager **ret) {
         list_init(&m->sensors);
         list_init(&m->warnings_pending);
         list_init(&m->pending_auths);
+        list_init(&m->loads_pending);
         int r = parser_new(m->config.parse_helper, m->config.parse_timeout_usec, &m->parser);
         if (r < 0)
                 return r;
@@ -130,6 +132,7 @@ Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         polkit_cancel_all(m); /* before the bus goes: their replies are unref'd with it */
+        profile_load_cancel_all(m);
         Device *d;
         LIST_FOREACH(&m->devices, d, Device, link) {
                 list_unlink(&m->devices, &d->link);

@@ -62,6 +62,7 @@ typedef struct Manager {
         Hashmap *owner_suffixes;    /* "uid" → "_<user>_<uid>", so paths need no NSS lookup per call */
         Hashmap *uid_counts;        /* "uid" → UidCount: live devices + profiles per owner */
         List pending_auths;         /* polkit checks awaiting their answer (polkit.c) */
+        List loads_pending;         /* profile-load.c: calls waiting for their parse */
 
         List warnings_pending;      /* profiles whose warnings are still to be computed */
         sd_event_source *warnings_idle;

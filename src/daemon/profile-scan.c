@@ -18,6 +18,7 @@
 #include "profile-load.h"
 #include "daemon-dbus.h"
 #include "profile.h"
+#include "store-failed.h"
 
 #define MAX_DEPTH 2
 /* Coalesces the events of one copy or rename into one change; short, since a change costs
@@ -99,40 +100,108 @@ static bool is_temporary_name(const char *base) {
         return base[0] == '.' || strstr(base, ".goutputstream");
 }
 
-/* Parsed facts for a file: from the cache when its identity is unchanged, else parsed and
- * cached. Returns 0 with *ret NULL for files that are not ICC profiles at all. */
-static int load_info(Manager *m, const FileIdentity *f, IccInfo **ret) {
-        /* D-Bus strings are UTF-8: such a Filename would break every listing that reads it.
-         * Skipped, once per appearance (the log escapes the name). */
-        if (!utf8_is_valid(f->path, strlen(f->path))) {
-                log_warning("Skipping %s: its name is not valid UTF-8, which D-Bus cannot carry", f->path);
-                *ret = NULL;
-                return 0;
-        }
-        if (store_profile_cache_get(m->store, f->path, f->size, f->mtime_ns, f->inode, ret) >= 0)
-                return 0;
+/* A batch's share of memory: the bytes of its files are held until the batch is parsed. */
+#define BATCH_MAX_FILES 256
+#define BATCH_MAX_BYTES (64u * 1024 * 1024)
 
-        _cleanup_free_ uint8_t *data = NULL;
-        size_t size;
-        int r = read_file_capped(f->path, ICC_MAX_FILE_SIZE, READ_REGULAR_ONLY, &data, &size, NULL);
-        if (r < 0)
-                return log_warning_errno(r, "Skipping %s: %m", f->path);
-        const char *base = strrchr(f->path, '/');
-        if (size == 0 || (!has_icc_suffix(base ? base + 1 : f->path) && !has_icc_magic(data, size))) {
-                *ret = NULL;
-                return 0;
+typedef struct Batch {
+        ParserIccJob jobs[BATCH_MAX_FILES];
+        size_t index[BATCH_MAX_FILES];  /* which file of the caller's array */
+        uint64_t dev[BATCH_MAX_FILES];  /* its device: part of a failed file's identity */
+        size_t n, bytes;
+} Batch;
+
+/* Parses the batch over the parser pool (all processes at once) and caches each answer: the
+ * facts, or the failure by the file's identity, so that it is not parsed again until it
+ * changes (store-failed.h). */
+static void batch_run(Manager *m, Batch *b, const FileIdentity *files, IccInfo **infos) {
+        if (b->n == 0)
+                return;
+        int r = parser_icc_info_many(m->parser, b->jobs, b->n, ICC_INFO_SKIP_WARNINGS);
+        for (size_t j = 0; j < b->n; j++) {
+                ParserIccJob *job = &b->jobs[j];
+                const FileIdentity *f = &files[b->index[j]];
+                if (r < 0)
+                        log_warning_errno(r, "Skipping %s: %m", f->path);
+                else if (job->r < 0) {
+                        const char *why = job->error ? job->error : strerror(-job->r);
+                        log_warning("Skipping %s: %s", f->path, why);
+                        int q = job->input_failed ?
+                                store_failed_put(m->store, f->path, b->dev[j], f->size, f->mtime_ns, f->inode, why) : 0;
+                        if (q < 0)
+                                log_debug_errno(q, "Failed to remember that %s failed: %m", f->path);
+                } else {
+                        if (job->info->tags_ignored > 0)
+                                log_notice("%s: %u tags point outside the file and were ignored", f->path,
+                                           job->info->tags_ignored);
+                        int q = store_profile_cache_put(m->store, f->path, f->size, f->mtime_ns, f->inode, job->info);
+                        if (q < 0)
+                                log_debug_errno(q, "Failed to cache %s: %m", f->path);
+                        infos[b->index[j]] = TAKE_PTR(job->info);
+                }
+                icc_info_free(job->info);
+                free(job->error);
+                free((void *) job->data);
         }
-        _cleanup_free_ char *why = NULL;
-        r = parser_icc_info(m->parser, data, size, ICC_INFO_SKIP_WARNINGS, ret, &why);
-        if (r < 0) {
-                log_warning("Skipping %s: %s", f->path, why ? why : strerror(-r));
-                return r;
+        b->n = b->bytes = 0;
+}
+
+/* Parsed facts for files[0..n): from the cache when a file's identity is unchanged, else
+ * parsed, in batches spread over the parser processes, and cached. infos[i] stays NULL for
+ * a file that is skipped: not an ICC profile, unreadable, failed to parse now or (with the
+ * same identity) before. */
+static void load_infos(Manager *m, const FileIdentity *files, size_t n, IccInfo **infos) {
+        _cleanup_free_ Batch *b = calloc(1, sizeof *b);
+        if (!b) {
+                log_oom();
+                return;
         }
-        if ((*ret)->tags_ignored > 0)
-                log_notice("%s: %u tags point outside the file and were ignored", f->path, (*ret)->tags_ignored);
-        if ((r = store_profile_cache_put(m->store, f->path, f->size, f->mtime_ns, f->inode, *ret)) < 0)
-                log_debug_errno(r, "Failed to cache %s: %m", f->path);
-        return 0;
+        for (size_t i = 0; i < n; i++) {
+                const FileIdentity *f = &files[i];
+                infos[i] = NULL;
+                /* D-Bus strings are UTF-8: such a Filename would break every listing that reads
+                 * it. Skipped, once per appearance (the log escapes the name). */
+                if (!utf8_is_valid(f->path, strlen(f->path))) {
+                        log_warning("Skipping %s: its name is not valid UTF-8, which D-Bus cannot carry", f->path);
+                        continue;
+                }
+                if (store_profile_cache_get(m->store, f->path, f->size, f->mtime_ns, f->inode, &infos[i]) >= 0)
+                        continue;
+                /* The listing's identity has no device; a failed file's has. */
+                struct stat st;
+                if (stat(f->path, &st) < 0) {
+                        log_warning_errno(errno, "Skipping %s: %m", f->path);
+                        continue;
+                }
+                _cleanup_free_ char *why = NULL;
+                if (store_failed_get(m->store, f->path, (uint64_t) st.st_dev, f->size, f->mtime_ns, f->inode, &why) > 0) {
+                        log_debug("Skipping %s: it failed to parse before and has not changed (%s)", f->path,
+                                  why ? why : "no reason kept");
+                        continue;
+                }
+
+                uint8_t *data;
+                size_t size;
+                int r = read_file_capped(f->path, ICC_MAX_FILE_SIZE, READ_REGULAR_ONLY, &data, &size, NULL);
+                if (r < 0) {
+                        log_warning_errno(r, "Skipping %s: %m", f->path);
+                        continue;
+                }
+                const char *base = strrchr(f->path, '/');
+                if (size == 0 || (!has_icc_suffix(base ? base + 1 : f->path) && !has_icc_magic(data, size))) {
+                        free(data);
+                        continue;
+                }
+                if (b->n == BATCH_MAX_FILES || b->bytes + size > BATCH_MAX_BYTES)
+                        batch_run(m, b, files, infos);
+                /* The count a test reads to prove a failed file is not asked again. */
+                log_debug("Parsing %s", f->path);
+                b->jobs[b->n] = (ParserIccJob) { .data = data, .size = size };
+                b->dev[b->n] = (uint64_t) st.st_dev;
+                b->index[b->n++] = i;
+                b->bytes += size;
+        }
+        batch_run(m, b, files, infos);
 }
 
 /* colord's rule (colord §4.1): what the daemon finds is system-wide, except under
@@ -170,12 +239,24 @@ static int register_info(Manager *m, const char *path, const IccInfo *info, bool
         return 1;
 }
 
-static int register_file(Manager *m, const FileIdentity *f, bool auto_add) {
-        _cleanup_(icc_info_freep) IccInfo *info = NULL;
-        int r = load_info(m, f, &info);
-        if (r < 0 || !info)
-                return r;
-        return register_info(m, f->path, info, auto_add);
+/* Loads files[0..n) (load_infos()) and registers them in that order: which of two
+ * identical files wins does not depend on which was parsed first. Returns the number added. */
+static unsigned register_files(Manager *m, const FileIdentity *files, size_t n, bool auto_add) {
+        if (n == 0)
+                return 0;
+        _cleanup_free_ IccInfo **infos = calloc(n, sizeof *infos);
+        if (!infos) {
+                log_oom();
+                return 0;
+        }
+        load_infos(m, files, n, infos);
+        unsigned added = 0;
+        for (size_t i = 0; i < n; i++) {
+                if (infos[i] && register_info(m, files[i].path, infos[i], auto_add) > 0)
+                        added++;
+                icc_info_free(infos[i]);
+        }
+        return added;
 }
 
 static int stat_identity(const char *path, FileList *into) {
@@ -341,7 +422,7 @@ static unsigned revive_shadowed(Manager *m) {
         STRV_FOREACH(p, paths) {
                 shadow_remove(w, *p); /* registered, or shadowed again by the one before it */
                 ssize_t at = file_list_find(&w->known, *p);
-                if (at >= 0 && register_file(m, &w->known.files[at], true) > 0)
+                if (at >= 0 && register_files(m, &w->known.files[at], 1, true) > 0)
                         added++;
         }
         return added;
@@ -369,8 +450,7 @@ static void apply(Manager *m, const FileList *before, const FileList *after) {
                 w->lost = true;
                 goto done;
         }
-        for (size_t i = 0; i < r.arrived.n; i++)
-                (void) load_info(m, &r.arrived.files[i], &infos[i]);
+        load_infos(m, r.arrived.files, r.arrived.n, infos);
 
         for (size_t g = 0; g < r.gone.n; g++) {
                 shadow_remove(w, r.gone.files[g].path);
@@ -398,6 +478,8 @@ static void apply(Manager *m, const FileList *before, const FileList *after) {
         for (size_t a = 0; a < r.arrived.n; a++)
                 if (infos[a] && register_info(m, r.arrived.files[a].path, infos[a], true) > 0)
                         added++;
+        /* A file skipped as a duplicate may now be the only copy left. (Files that failed
+         * before are not parsed again: store-failed.h.) */
         if (removed > 0)
                 added += revive_shadowed(m);
         (void) store_commit(m->store);
@@ -556,8 +638,7 @@ int profile_scan_all(Manager *m) {
         (void) store_begin(m->store);
         /* No automatic assignment here: no device exists yet (colord §5.5); disk devices are
          * restored after the scan and pick up their mappings then. */
-        for (size_t i = 0; i < w->known.n; i++)
-                (void) register_file(m, &w->known.files[i], false);
+        (void) register_files(m, w->known.files, w->known.n, false);
         (void) store_commit(m->store);
 
         /* Forget cached files that are gone, so the cache does not grow for ever. */
@@ -577,7 +658,7 @@ int profile_scan_file(Manager *m, const char *path) {
         FileList one = { 0 };
         int r = stat_identity(path, &one);
         if (r >= 0 && one.n == 1)
-                r = register_file(m, &one.files[0], true);
+                r = (int) register_files(m, one.files, 1, true);
         file_list_clear(&one);
         return r;
 }

@@ -2,8 +2,9 @@
 /* A profile's Warnings (colord §4.7) take several colour transforms: about a millisecond per
  * profile, nearly all of a cold start at 5000 profiles. So the startup scan registers
  * profiles without them. They are computed when first asked for (the Warnings property,
- * automatic assignment of EDID profiles), or by a background pass at idle priority, and
- * then cached with the file's other facts, so a warm start has them all. */
+ * automatic assignment of EDID profiles), or by a background pass at idle priority (in a
+ * parser process, asynchronously), and then cached with the file's other facts, so a warm
+ * start has them all. Clients' profiles get theirs with their load (profile-load.c). */
 #pragma once
 
 #include "profile.h"

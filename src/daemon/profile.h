@@ -39,6 +39,7 @@ struct Profile {
         StrMap metadata;
         char **warnings; /* NULL until computed: use profile_warnings() (profile-warnings.h) */
         ListLink warnings_link; /* in Manager.warnings_pending while NULL */
+        struct WarningsJob *warnings_job; /* the background pass's parse of them, while it runs */
         int score; /* GetStandardSpace preference */
 
         /* The file's bytes as they were read, for InstallSystemWide (copied, never mapped). */

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "confine.h"
@@ -17,26 +19,58 @@
 
 #define SOCKET_FD 3
 
-static int read_exact(int fd, void *buf, size_t n) {
-        for (size_t got = 0; got < n;) {
-                ssize_t k = read(fd, (uint8_t *) buf + got, n - got);
+/* Requests come pipelined (docs/sandbox.md, "The protocol"): reading ahead into a buffer
+ * takes a burst of small ones in one read. */
+typedef struct Reader {
+        uint8_t buf[64 * 1024];
+        size_t start, end;
+} Reader;
+
+/* 1 read, 0 end of file before the first byte, negative errno (-EPIPE: cut short). */
+static int read_exact(Reader *rd, int fd, void *buf, size_t n) {
+        size_t got = 0;
+        while (got < n) {
+                if (rd->start < rd->end) {
+                        size_t take = rd->end - rd->start < n - got ? rd->end - rd->start : n - got;
+                        memcpy((uint8_t *) buf + got, rd->buf + rd->start, take);
+                        rd->start += take;
+                        got += take;
+                        continue;
+                }
+                /* a large input goes straight to its buffer */
+                bool direct = n - got >= sizeof rd->buf;
+                ssize_t k = direct ? read(fd, (uint8_t *) buf + got, n - got) : read(fd, rd->buf, sizeof rd->buf);
                 if (k < 0 && errno == EINTR)
                         continue;
                 if (k <= 0)
                         return k < 0 ? -errno : (got == 0 ? 0 : -EPIPE);
-                got += (size_t) k;
+                if (direct)
+                        got += (size_t) k;
+                else {
+                        rd->start = 0;
+                        rd->end = (size_t) k;
+                }
         }
         return 1;
 }
 
-static int write_exact(int fd, const void *buf, size_t n) {
-        for (size_t done = 0; done < n;) {
-                ssize_t k = send(fd, (const uint8_t *) buf + done, n - done, MSG_NOSIGNAL);
+/* The header and the payload in one call. */
+static int write_reply(int fd, const ParseReplyHeader *rh, const void *payload, size_t size) {
+        struct iovec iov[2] = { { (void *) rh, sizeof *rh }, { (void *) payload, size } };
+        size_t total = sizeof *rh + size, done = 0;
+        while (done < total) {
+                ssize_t k = writev(fd, iov, 2);
                 if (k < 0 && errno == EINTR)
                         continue;
                 if (k < 0)
                         return -errno;
                 done += (size_t) k;
+                for (size_t i = 0; i < 2; i++) {
+                        size_t t = (size_t) k < iov[i].iov_len ? (size_t) k : iov[i].iov_len;
+                        iov[i].iov_base = (uint8_t *) iov[i].iov_base + t;
+                        iov[i].iov_len -= t;
+                        k -= (ssize_t) t;
+                }
         }
         return 0;
 }
@@ -133,13 +167,14 @@ int main(void) {
                 fprintf(stderr, "tinct-parse: cannot confine the parser (%s): %s\n", step, strerror(-r));
                 return 1;
         }
+        static Reader rd;
         for (;;) {
                 ParseRequestHeader h;
-                r = read_exact(SOCKET_FD, &h, sizeof h);
+                r = read_exact(&rd, SOCKET_FD, &h, sizeof h);
                 if (r <= 0 || h.size > PARSE_MAX_REQUEST)
                         _exit(r < 0 ? 1 : 0); /* the daemon went away (or is not one) */
                 _cleanup_free_ uint8_t *data = malloc(h.size ? h.size : 1);
-                if (!data || read_exact(SOCKET_FD, data, h.size) < 0)
+                if (!data || read_exact(&rd, SOCKET_FD, data, h.size) < 0)
                         _exit(1);
 
                 ParseBuffer reply = {};
@@ -150,9 +185,7 @@ int main(void) {
                         parse_buffer_done(&reply);
                 }
                 ParseReplyHeader rh = { .status = status, .size = reply.size };
-                r = write_exact(SOCKET_FD, &rh, sizeof rh);
-                if (r >= 0 && reply.size > 0)
-                        r = write_exact(SOCKET_FD, reply.data, reply.size);
+                r = write_reply(SOCKET_FD, &rh, reply.data, reply.size);
                 parse_buffer_done(&reply);
                 if (r < 0)
                         _exit(1);

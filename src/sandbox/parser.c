@@ -1,35 +1,223 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "parser.h"
+/* The pool of parser processes. Each process answers its requests in order, so a batch's
+ * requests are pipelined: a process gets up to MAX_IN_FLIGHT of one group written ahead,
+ * and the head of its list is the one being parsed; requests of different groups (callers)
+ * never share a process (pick_worker()). A failure (end of file, timeout, a reply that is
+ * not one) is blamed on the head alone; the rest go back to the queue for another process.
+ * Every socket is non-blocking; waiting calls poll the sockets themselves, the loop watches
+ * them with io and timer sources, and both drive the same state. */
+#include "parser-internal.h"
 
+#include <assert.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
-#include "parse-wire.h"
+#include "strv.h"
 
-extern char **environ;
+static ParserCall *call_new(Parser *p, ParseOp op, uint32_t flags, const void *data, size_t size) {
+        ParserCall *c = calloc(1, sizeof *c);
+        if (!c)
+                return NULL;
+        c->parser = p;
+        c->header = (ParseRequestHeader) { .op = op, .flags = flags, .size = size };
+        c->group = c; /* alone, unless a batch says otherwise */
+        c->data = data;
+        return c;
+}
+/* ---- the pool --------------------------------------------------------------------------- */
 
-#define PARSER_FD 3
+static unsigned running_workers(const Parser *p) {
+        unsigned n = 0;
+        for (unsigned i = 0; i < MAX_PROCESSES; i++)
+                n += p->workers[i] != NULL;
+        return n;
+}
 
-struct Parser {
-        char *path;
-        uint64_t timeout_usec;
-        int fd;         /* our end of the socket, -1 when no process runs */
-        pid_t pid;
-        unsigned spawned;
-};
+/* The group of a process's work: requests share a process only within one group (one
+ * batch), so nothing is ever queued behind another caller's input, which may be the one
+ * that hangs until the timeout. NULL when idle. */
+static const void *worker_group(const Worker *w) {
+        if (w->in_flight.size == 0)
+                return NULL;
+        return list_entry(w->in_flight.head.next, ParserCall, link)->group;
+}
+
+static int spawn_in_free_slot(Parser *p, unsigned limit, char **ret_error) {
+        for (unsigned i = 0; i < limit; i++)
+                if (!p->workers[i]) {
+                        int r = parser_worker_new(p, i, ret_error);
+                        return r < 0 ? r : (int) i;
+                }
+        return -EBUSY;
+}
+
+/* The process for c: an idle one; else a new one while there are fewer than one per CPU;
+ * else the least loaded one already working on c's batch (or none: a batch waits for its
+ * own processes); else a new one up to MAX_PROCESSES: every process is busy with other callers' inputs, any of which may be one
+ * that hangs until the timeout, and neither the loop nor another client should wait for
+ * that. NULL: c waits in the queue (or, with no process at all, *ret_r says why none could
+ * start). */
+static Worker *pick_worker(Parser *p, const ParserCall *c, int *ret_r, char **ret_error) {
+        Worker *best = NULL;
+        bool group_has_one = false;
+        for (unsigned i = 0; i < MAX_PROCESSES; i++) {
+                Worker *w = p->workers[i];
+                if (!w)
+                        continue;
+                if (w->in_flight.size == 0)
+                        return w;
+                if (worker_group(w) != c->group)
+                        continue;
+                group_has_one = true;
+                if (w->in_flight.size < MAX_IN_FLIGHT && (!best || w->in_flight.size < best->in_flight.size))
+                        best = w;
+        }
+        unsigned running = running_workers(p);
+        if (running < p->max_workers) {
+                int r = spawn_in_free_slot(p, MAX_PROCESSES, running > 0 ? NULL : ret_error);
+                if (r >= 0)
+                        return p->workers[r];
+                *ret_r = r;
+        }
+        /* a batch whose processes are full waits for them rather than oversubscribe the CPUs */
+        if (best || group_has_one)
+                return best;
+        if (running > 0 && running < MAX_PROCESSES) {
+                int r = spawn_in_free_slot(p, MAX_PROCESSES, NULL);
+                if (r >= 0)
+                        return p->workers[r];
+        }
+        return NULL;
+}
+
+/* Hands queued requests to processes and writes them. A request that finds no process waits;
+ * those behind it of other groups are still placed. */
+static void pool_assign(Parser *p) {
+        const void *waiting[8];
+        size_t n_waiting = 0;
+        ParserCall *c;
+        LIST_FOREACH(&p->queue, c, ParserCall, link) {
+                bool skip = false;
+                for (size_t i = 0; i < n_waiting; i++)
+                        skip = skip || waiting[i] == c->group;
+                if (skip)
+                        continue; /* its group found no room just now */
+                _cleanup_free_ char *error = NULL;
+                int r = -ECHILD;
+                Worker *w = pick_worker(p, c, &r, &error);
+                if (!w && running_workers(p) == 0) {
+                        list_unlink(&p->queue, &c->link);
+                        parser_call_finish(c, r < 0 ? r : -ECHILD, TAKE_PTR(error));
+                        continue;
+                }
+                if (!w) {
+                        if (n_waiting == ELEMENTSOF(waiting))
+                                break;
+                        waiting[n_waiting++] = c->group;
+                        continue;
+                }
+                list_unlink(&p->queue, &c->link);
+                if (w->in_flight.size == 0)
+                        w->head_since = now(CLOCK_MONOTONIC);
+                c->worker = w;
+                list_append(&w->in_flight, &c->link);
+                p->requests++;
+        }
+        for (unsigned i = 0; i < MAX_PROCESSES; i++) {
+                Worker *w = p->workers[i];
+                if (w && parser_worker_has_unsent(w) && parser_worker_send(w) < 0)
+                        continue;
+                if (p->workers[i] && parser_worker_arm(p->workers[i]) < 0)
+                        log_warning("Cannot watch a parser process; its answers wait for the next call");
+        }
+}
+
+static void dispatch_finished(Parser *p) {
+        while (p->finished.size > 0) {
+                ParserCall *c = list_entry(p->finished.head.next, ParserCall, link);
+                list_unlink(&p->finished, &c->link);
+                if (!c->cancelled && c->header.op == PARSE_OP_ICC_INFO) {
+                        IccInfo *info = c->r >= 0 ? TAKE_PTR(c->result) : NULL;
+                        uint8_t *data = TAKE_PTR(c->owned);
+                        c->info_done(c->r, info, c->error, data, (size_t) c->header.size, c->userdata);
+                } else if (!c->cancelled) {
+                        assert(c->header.op == PARSE_OP_ICC_WARNINGS); /* the asynchronous ops */
+                        char **w = c->r >= 0 ? TAKE_PTR(c->result) : NULL;
+                        c->warnings_done(c->r, w, c->error, c->userdata);
+                }
+                parser_call_free(c);
+        }
+}
+
+void parser_pool_kick(Parser *p) {
+        pool_assign(p);
+        dispatch_finished(p);
+}
+
+static int on_defer(sd_event_source *s, void *userdata) {
+        parser_pool_kick(userdata);
+        return 0;
+}
+
+/* Polls the processes until every call of calls[] is done. Answers to asynchronous requests
+ * met on the way wait in the finished list for the loop. */
+static void pool_wait(Parser *p, ParserCall **calls, size_t n) {
+        size_t next = 0;
+        for (;;) {
+                pool_assign(p);
+                while (next < n && calls[next]->done)
+                        next++;
+                if (next == n)
+                        return;
+
+                struct pollfd pfd[MAX_PROCESSES];
+                Worker *ws[MAX_PROCESSES];
+                size_t k = 0;
+                uint64_t deadline = UINT64_MAX;
+                for (unsigned i = 0; i < MAX_PROCESSES; i++) {
+                        Worker *w = p->workers[i];
+                        if (!w || w->in_flight.size == 0)
+                                continue;
+                        ws[k] = w;
+                        pfd[k++] = (struct pollfd) { .fd = w->fd,
+                                                     .events = POLLIN | (parser_worker_has_unsent(w) ? POLLOUT : 0) };
+                        if (w->head_since + p->timeout_usec < deadline)
+                                deadline = w->head_since + p->timeout_usec;
+                }
+                /* A process that failed while written to gave its calls back to the queue:
+                 * hand them out again. */
+                if (k == 0)
+                        continue;
+                uint64_t t = now(CLOCK_MONOTONIC);
+                uint64_t ms = deadline > t ? (deadline - t + 999) / 1000 : 0;
+                int r = poll(pfd, k, ms > 60000 ? 60000 : (int) ms);
+                if (r < 0 && errno != EINTR) {
+                        log_warning_errno(-errno, "Cannot wait for the parser processes: %m");
+                        continue;
+                }
+                for (size_t i = 0; r > 0 && i < k; i++) {
+                        Worker *w = ws[i];
+                        if (!pfd[i].revents)
+                                continue;
+                        int q = 0;
+                        if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR))
+                                q = parser_worker_receive(w);
+                        if (q >= 0 && (pfd[i].revents & POLLOUT))
+                                (void) parser_worker_send(w);
+                }
+                for (unsigned i = 0; i < MAX_PROCESSES; i++)
+                        if (p->workers[i])
+                                parser_worker_check_deadline(p->workers[i]);
+        }
+}
+
+/* ---- the interface -------------------------------------------------------------------- */
 
 int parser_new(const char *helper_path, uint64_t timeout_usec, Parser **ret) {
         Parser *p = calloc(1, sizeof(Parser));
@@ -38,285 +226,197 @@ int parser_new(const char *helper_path, uint64_t timeout_usec, Parser **ret) {
                 return -ENOMEM;
         }
         p->timeout_usec = timeout_usec;
-        p->fd = -1;
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        parser_set_max_processes(p, cpus < 2 ? 2 : (unsigned) cpus);
+        list_init(&p->queue);
+        list_init(&p->finished);
         *ret = p;
         return 0;
 }
 
-static uint64_t now_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+void parser_set_max_processes(Parser *p, unsigned n) {
+        p->max_workers = n < 1 ? 1 : n > MAX_PROCESSES ? MAX_PROCESSES : n;
 }
 
-/* Waits until the process has exited or the deadline passed. Its socket closes a moment
- * before it becomes a zombie, so a crash seen as end-of-file needs this to be told apart
- * from a process that closed the socket and carries on. */
-static void wait_exit(pid_t pid, uint64_t deadline) {
-        int fd = (int) syscall(SYS_pidfd_open, pid, 0);
-        if (fd < 0)
-                return;
-        uint64_t now = now_usec();
-        if (now < deadline) {
-                struct pollfd pfd = { .fd = fd, .events = POLLIN };
-                uint64_t ms = (deadline - now + 999) / 1000;
-                (void) poll(&pfd, 1, ms > 60000 ? 60000 : (int) ms);
+static void drop_list(List *l) {
+        while (l->size > 0) {
+                ParserCall *c = list_entry(l->head.next, ParserCall, link);
+                list_unlink(l, &c->link);
+                parser_call_free(c);
         }
-        close(fd);
-}
-
-/* Ends the process for good, whatever state it is in, and says how it ended if it ended on
- * its own before the deadline (buf), so a crash is told apart from our kill. */
-static void stop(Parser *p, uint64_t deadline, char *buf, size_t size) {
-        if (buf)
-                buf[0] = 0;
-        if (p->fd >= 0)
-                close(p->fd);
-        p->fd = -1;
-        if (p->pid <= 0)
-                return;
-        wait_exit(p->pid, deadline);
-        int status;
-        pid_t r = waitpid(p->pid, &status, WNOHANG);
-        if (r == 0) {
-                (void) kill(p->pid, SIGKILL);
-                while ((r = waitpid(p->pid, &status, 0)) < 0 && errno == EINTR)
-                        ;
-        } else if (r == p->pid && buf) {
-                if (WIFSIGNALED(status))
-                        snprintf(buf, size, "was killed by signal %d (%s)", WTERMSIG(status),
-                                 strsignal(WTERMSIG(status)));
-                else if (WIFEXITED(status))
-                        snprintf(buf, size, "exited with status %d", WEXITSTATUS(status));
-        }
-        p->pid = 0;
 }
 
 Parser *parser_free(Parser *p) {
         if (!p)
                 return NULL;
-        stop(p, 0, NULL, 0);
+        for (unsigned i = 0; i < MAX_PROCESSES; i++)
+                if (p->workers[i]) {
+                        drop_list(&p->workers[i]->in_flight);
+                        parser_worker_free(p->workers[i]);
+                }
+        drop_list(&p->queue);
+        drop_list(&p->finished);
+        sd_event_source_disable_unref(p->defer);
+        sd_event_unref(p->event);
         free(p->path);
         free(p);
         return NULL;
+}
+
+int parser_attach_event(Parser *p, sd_event *event) {
+        assert(!p->event);
+        int r = sd_event_add_defer(event, &p->defer, on_defer, p);
+        if (r < 0)
+                return r;
+        r = sd_event_source_set_enabled(p->defer, SD_EVENT_OFF);
+        if (r < 0) {
+                p->defer = sd_event_source_disable_unref(p->defer);
+                return r;
+        }
+        p->event = sd_event_ref(event);
+        for (unsigned i = 0; i < MAX_PROCESSES; i++)
+                if (p->workers[i] && (r = parser_worker_watch(p->workers[i])) < 0)
+                        return r;
+        return 0;
 }
 
 unsigned parser_spawn_count(const Parser *p) {
         return p->spawned;
 }
 
-static int spawn(Parser *p, char **ret_error) {
-        int sv[2];
-        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-                return -errno;
-        /* dup2 onto itself would keep O_CLOEXEC and lose the fd at exec */
-        if (sv[1] == PARSER_FD) {
-                int moved = fcntl(sv[1], F_DUPFD_CLOEXEC, PARSER_FD + 1);
-                close(sv[1]);
-                if (moved < 0) {
-                        close(sv[0]);
-                        return -errno;
-                }
-                sv[1] = moved;
-        }
-
-        posix_spawn_file_actions_t fa;
-        posix_spawnattr_t attr;
-        sigset_t none, all;
-        sigemptyset(&none);
-        sigfillset(&all);
-        posix_spawn_file_actions_init(&fa);
-        posix_spawnattr_init(&attr);
-        /* The daemon's event loop blocks signals; the parser must die of SIGKILL and SIGSYS
-         * alike, and must not inherit our handlers' dispositions. */
-        posix_spawnattr_setsigmask(&attr, &none);
-        posix_spawnattr_setsigdefault(&attr, &all);
-        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-        posix_spawn_file_actions_adddup2(&fa, sv[1], PARSER_FD);
-
-        char *argv[] = { (char *) "tinct-parse", NULL };
-        pid_t pid;
-        int r = posix_spawn(&pid, p->path, &fa, &attr, argv, environ);
-        posix_spawn_file_actions_destroy(&fa);
-        posix_spawnattr_destroy(&attr);
-        close(sv[1]);
-        if (r != 0) {
-                close(sv[0]);
-                if (ret_error)
-                        (void) asprintf(ret_error, "cannot start the parser %s: %s", p->path, strerror(r));
-                log_error("Cannot start the parser %s: %s", p->path, strerror(r));
-                return -r;
-        }
-        p->fd = sv[0];
-        p->pid = pid;
-        p->spawned++;
-        return 0;
+uint64_t parser_request_count(const Parser *p) {
+        return p->requests;
 }
 
 int parser_start(Parser *p) {
-        if (p->fd >= 0)
+        if (running_workers(p) > 0)
                 return 0;
-        return spawn(p, NULL);
+        return parser_worker_new(p, 0, NULL);
 }
 
-/* Waits for the socket until the deadline: 1 ready, 0 timed out, negative errno. */
-static int wait_fd(int fd, short events, uint64_t deadline) {
-        for (;;) {
-                uint64_t now = now_usec();
-                if (now >= deadline)
-                        return 0;
-                uint64_t left_ms = (deadline - now + 999) / 1000;
-                struct pollfd pfd = { .fd = fd, .events = events };
-                int r = poll(&pfd, 1, left_ms > 60000 ? 60000 : (int) left_ms);
-                if (r < 0 && errno == EINTR)
-                        continue;
-                if (r < 0)
-                        return -errno;
-                if (r > 0)
-                        return 1;
-        }
-}
-
-/* 0 done, -ETIME, -EPIPE (the other end went away) or another negative errno. */
-static int send_all(int fd, const void *buf, size_t n, uint64_t deadline) {
-        for (size_t done = 0; done < n;) {
-                ssize_t k = send(fd, (const uint8_t *) buf + done, n - done, MSG_NOSIGNAL | MSG_DONTWAIT);
-                if (k >= 0) {
-                        done += (size_t) k;
-                        continue;
-                }
-                if (errno == ECONNRESET)
-                        return -EPIPE;
-                if (errno != EAGAIN && errno != EINTR)
-                        return -errno;
-                int r = wait_fd(fd, POLLOUT, deadline);
-                if (r <= 0)
-                        return r < 0 ? r : -ETIME;
-        }
-        return 0;
-}
-
-static int recv_all(int fd, void *buf, size_t n, uint64_t deadline) {
-        for (size_t got = 0; got < n;) {
-                ssize_t k = recv(fd, (uint8_t *) buf + got, n - got, MSG_DONTWAIT);
-                if (k > 0) {
-                        got += (size_t) k;
-                        continue;
-                }
-                if (k == 0 || errno == ECONNRESET)
-                        return -EPIPE;
-                if (errno != EAGAIN && errno != EINTR)
-                        return -errno;
-                int r = wait_fd(fd, POLLIN, deadline);
-                if (r <= 0)
-                        return r < 0 ? r : -ETIME;
-        }
-        return 0;
-}
-
-/* One round trip. On success *ret_status is the parser's status and *ret_payload its
- * payload (caller frees). A sandbox failure stops the process and explains itself. */
-static int request(Parser *p, ParseOp op, uint32_t flags, const void *data, size_t size,
-                   int *ret_status, uint8_t **ret_payload, size_t *ret_size, char **ret_error) {
+/* Asks one input and waits. On success *ret_result is the decoded answer. */
+static int ask(Parser *p, ParseOp op, uint32_t flags, const void *data, size_t size, void **ret_result,
+               char **ret_error) {
         if (size > PARSE_MAX_REQUEST)
                 return -EFBIG;
-        int r;
-        if (p->fd < 0 && (r = spawn(p, ret_error)) < 0)
-                return r;
-
-        uint64_t deadline = now_usec() + p->timeout_usec;
-        ParseRequestHeader h = { .op = op, .flags = flags, .size = size };
-        ParseReplyHeader rh;
-        _cleanup_free_ uint8_t *payload = NULL;
-        r = send_all(p->fd, &h, sizeof h, deadline);
-        if (r >= 0)
-                r = send_all(p->fd, data, size, deadline);
-        if (r >= 0)
-                r = recv_all(p->fd, &rh, sizeof rh, deadline);
-        if (r >= 0 && (rh.size > PARSE_MAX_REPLY || rh.status > 0 || rh.reserved != 0))
-                r = -EPROTO;
-        if (r >= 0 && !(payload = malloc(rh.size ? rh.size : 1)))
+        ParserCall *c = call_new(p, op, flags, data, size);
+        if (!c)
                 return -ENOMEM;
+        list_append(&p->queue, &c->link);
+        pool_wait(p, &c, 1);
+        int r = c->r;
         if (r >= 0)
-                r = recv_all(p->fd, payload, rh.size, deadline);
-        if (r >= 0) {
-                *ret_status = rh.status;
-                *ret_payload = TAKE_PTR(payload);
-                *ret_size = rh.size;
-                return 0;
-        }
-
-        char how[128];
-        /* end-of-file: it is exiting, give it until the deadline to say how */
-        stop(p, r == -EPIPE ? deadline : 0, how, sizeof how);
-        if (r == -ETIME)
-                snprintf(how, sizeof how, "took longer than %.1f s", p->timeout_usec / 1e6);
-        const char *what = r == -EPROTO ? "sent a reply that is not one" : how[0] ? how : "went away";
-        log_warning("The parser process %s on %zu bytes of op %u; it is replaced, the input is rejected",
-                    what, size, (unsigned) op);
-        if (ret_error)
-                (void) asprintf(ret_error, "the parser process %s on this input", what);
-        return r == -ETIME || r == -EPROTO ? r : -ECHILD;
-}
-
-/* A reply that does not decode: the process is not to be trusted any more. */
-static int invalid_reply(Parser *p, char **ret_error) {
-        stop(p, 0, NULL, 0);
-        log_warning("The parser process sent a reply that does not validate; it is replaced");
-        if (ret_error)
-                (void) asprintf(ret_error, "the parser process sent an invalid reply on this input");
-        return -EPROTO;
-}
-
-/* A round trip up to the payload of a successful parse; the parser's own errors come back
- * as its status with its reason. */
-static int call(Parser *p, ParseOp op, uint32_t flags, const void *data, size_t size, char **ret_error,
-                uint8_t **ret_payload, size_t *ret_size) {
-        _cleanup_free_ uint8_t *payload = NULL;
-        size_t n;
-        int status;
-        int r = request(p, op, flags, data, size, &status, &payload, &n, ret_error);
-        if (r < 0)
-                return r;
-        if (status < 0) {
-                _cleanup_free_ char *why = NULL;
-                if (parse_decode_error(payload, n, &why) < 0)
-                        return invalid_reply(p, ret_error);
-                if (ret_error)
-                        *ret_error = TAKE_PTR(why);
-                return status;
-        }
-        *ret_payload = TAKE_PTR(payload);
-        *ret_size = n;
-        return 0;
+                *ret_result = TAKE_PTR(c->result);
+        else if (ret_error)
+                *ret_error = TAKE_PTR(c->error);
+        parser_call_free(c);
+        return r;
 }
 
 int parser_icc_info(Parser *p, const void *data, size_t size, IccInfoFlags flags, IccInfo **ret,
                     char **ret_error) {
-        _cleanup_free_ uint8_t *payload = NULL;
-        size_t n;
-        int r = call(p, PARSE_OP_ICC_INFO, (uint32_t) flags, data, size, ret_error, &payload, &n);
-        if (r >= 0 && (r = parse_decode_icc_info(payload, n, ret)) == -EBADMSG)
-                return invalid_reply(p, ret_error);
-        return r;
+        return ask(p, PARSE_OP_ICC_INFO, (uint32_t) flags, data, size, (void **) ret, ret_error);
 }
 
 int parser_icc_warnings(Parser *p, const void *data, size_t size, char ***ret, char **ret_error) {
-        _cleanup_free_ uint8_t *payload = NULL;
-        size_t n;
-        int r = call(p, PARSE_OP_ICC_WARNINGS, 0, data, size, ret_error, &payload, &n);
-        if (r >= 0 && (r = parse_decode_warnings(payload, n, ret)) == -EBADMSG)
-                return invalid_reply(p, ret_error);
-        return r;
+        return ask(p, PARSE_OP_ICC_WARNINGS, 0, data, size, (void **) ret, ret_error);
 }
 
 int parser_edid(Parser *p, const void *data, size_t size, Edid **ret, char **ret_error) {
-        _cleanup_free_ uint8_t *payload = NULL;
-        size_t n;
-        int r = call(p, PARSE_OP_EDID, 0, data, size, ret_error, &payload, &n);
-        if (r >= 0 && (r = parse_decode_edid(payload, n, ret)) == -EBADMSG)
-                return invalid_reply(p, ret_error);
-        return r;
+        return ask(p, PARSE_OP_EDID, 0, data, size, (void **) ret, ret_error);
+}
+
+int parser_icc_info_many(Parser *p, ParserIccJob *jobs, size_t n, IccInfoFlags flags) {
+        _cleanup_free_ ParserCall **calls = calloc(n ? n : 1, sizeof *calls);
+        if (!calls)
+                return -ENOMEM;
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+                jobs[i].info = NULL;
+                jobs[i].error = NULL;
+                jobs[i].r = -EFBIG;
+                jobs[i].input_failed = true;
+                if (jobs[i].size > PARSE_MAX_REQUEST)
+                        continue;
+                calls[k] = call_new(p, PARSE_OP_ICC_INFO, (uint32_t) flags, jobs[i].data, jobs[i].size);
+                if (!calls[k]) {
+                        for (size_t j = 0; j < k; j++) {
+                                list_unlink(&p->queue, &calls[j]->link);
+                                parser_call_free(calls[j]);
+                        }
+                        return -ENOMEM;
+                }
+                calls[k]->userdata = &jobs[i];
+                calls[k]->group = calls;
+                list_append(&p->queue, &calls[k]->link);
+                k++;
+        }
+        pool_wait(p, calls, k);
+        for (size_t j = 0; j < k; j++) {
+                ParserIccJob *job = calls[j]->userdata;
+                job->r = calls[j]->r;
+                job->input_failed = calls[j]->blamed;
+                job->info = TAKE_PTR(calls[j]->result);
+                job->error = TAKE_PTR(calls[j]->error);
+                parser_call_free(calls[j]);
+        }
+        return 0;
+}
+
+/* Queues an asynchronous request; it is written from the loop, so that no callback ever
+ * runs inside the call that asked. Takes data. */
+static int ask_async(Parser *p, ParseOp op, uint32_t flags, uint8_t *data, size_t size, ParserCall **ret) {
+        assert(p->event); /* parser_attach_event() first */
+        _cleanup_free_ uint8_t *owned = data;
+        if (size > PARSE_MAX_REQUEST)
+                return -EFBIG;
+        ParserCall *c = call_new(p, op, flags, data, size);
+        if (!c)
+                return -ENOMEM;
+        c->owned = TAKE_PTR(owned);
+        c->async = true;
+        list_append(&p->queue, &c->link);
+        int r = sd_event_source_set_enabled(p->defer, SD_EVENT_ONESHOT);
+        if (r < 0) {
+                list_unlink(&p->queue, &c->link);
+                parser_call_free(c);
+                return r;
+        }
+        *ret = c;
+        return 0;
+}
+
+int parser_icc_info_async(Parser *p, uint8_t *data, size_t size, IccInfoFlags flags, ParserIccInfoDone done,
+                          void *userdata, ParserCall **ret) {
+        int r = ask_async(p, PARSE_OP_ICC_INFO, (uint32_t) flags, data, size, ret);
+        if (r < 0)
+                return r;
+        (*ret)->info_done = done;
+        (*ret)->userdata = userdata;
+        return 0;
+}
+
+int parser_icc_warnings_async(Parser *p, uint8_t *data, size_t size, ParserWarningsDone done, void *userdata,
+                              ParserCall **ret) {
+        int r = ask_async(p, PARSE_OP_ICC_WARNINGS, 0, data, size, ret);
+        if (r < 0)
+                return r;
+        (*ret)->warnings_done = done;
+        (*ret)->userdata = userdata;
+        return 0;
+}
+
+void parser_call_cancel(ParserCall *c) {
+        if (!c)
+                return;
+        Parser *p = c->parser;
+        assert(!c->cancelled);
+        if (c->done) {
+                list_unlink(&p->finished, &c->link);
+                parser_call_free(c);
+        } else if (!c->worker) {
+                list_unlink(&p->queue, &c->link);
+                parser_call_free(c);
+        } else
+                c->cancelled = true; /* in flight: freed when its answer comes (parser_call_finish) */
 }

@@ -13,6 +13,10 @@
 #define LIMIT_OBJECTS_PER_UID 1024
 #define LIMIT_QUALIFIERS 64
 #define LIMIT_PENDING_AUTH 256
+/* Client calls waiting for their profile's parse (profile-load.h): each holds up to
+ * ICC_MAX_FILE_SIZE bytes, and one user's slow files must leave room for everyone else. */
+#define LIMIT_PENDING_LOADS 64
+#define LIMIT_PENDING_LOADS_PER_UID 8
 /* CreateProfileWithFd's arguments as read from the wire (two strings and a dict, each already
  * bounded above): far beyond what the bounds allow, far below what could hurt. */
 #define LIMIT_CREATE_ARGS_WIRE (2u * 1024 * 1024)

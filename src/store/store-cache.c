@@ -8,6 +8,7 @@
  * the caller simply parses the file again. String lists are stored as blobs of
  * NUL-terminated strings, which is compact and needs no per-entry rows. */
 #include "store-internal.h"
+#include "store-failed.h"
 
 #include <assert.h>
 
@@ -17,12 +18,12 @@
 #include "hashmap.h"
 #include "strv.h"
 
-static const StoreSql sql_get = {
+const StoreSql store_cache_sql_get = {
         STMT_CACHE_GET,
         "SELECT size, mtime_ns, inode, checksum, description, title, copyright, kind, colorspace, "
         "has_vcgt, created, metadata, warnings, tags_ignored FROM profile_cache WHERE path = ?1",
 };
-static const StoreSql sql_put = {
+const StoreSql store_cache_sql_put = {
         STMT_CACHE_PUT,
         "INSERT INTO profile_cache (path, size, mtime_ns, inode, checksum, description, title, "
         "copyright, kind, colorspace, has_vcgt, created, metadata, warnings, tags_ignored) "
@@ -51,7 +52,7 @@ int store_profile_cache_put(Store *s, const char *path, uint64_t size, int64_t m
         char checksum[sizeof info->checksum];
         memcpy(checksum, info->checksum, sizeof checksum);
         checksum[sizeof checksum - 1] = '\0';
-        return store_exec(s, &sql_put, NULL, ARG_TEXT(path), ARG_INT(size), ARG_INT(mtime_ns), ARG_INT(inode),
+        return store_exec(s, &store_cache_sql_put, NULL, ARG_TEXT(path), ARG_INT(size), ARG_INT(mtime_ns), ARG_INT(inode),
                           ARG_TEXT(checksum), ARG_TEXT(info->description), ARG_TEXT(info->title),
                           ARG_TEXT(info->copyright), ARG_TEXT(info->kind ?: "unknown"),
                           ARG_TEXT(info->colorspace ?: "unknown"), ARG_INT(info->has_vcgt), ARG_INT(info->created),
@@ -114,20 +115,27 @@ static int info_from_row(sqlite3_stmt *st, IccInfo **ret) {
         return 0;
 }
 
+int store_cache_row(Store *s, const char *path, uint64_t size, int64_t mtime_ns, uint64_t inode, sqlite3_stmt **ret) {
+        int r = store_exec(s, &store_cache_sql_get, ret, ARG_TEXT(path));
+        if (r <= 0)
+                return r;
+        return sqlite3_column_int64(*ret, 0) == (int64_t) size && sqlite3_column_int64(*ret, 1) == mtime_ns &&
+               sqlite3_column_int64(*ret, 2) == (int64_t) inode;
+}
+
 int store_profile_cache_get(Store *s, const char *path, uint64_t size, int64_t mtime_ns, uint64_t inode,
                             IccInfo **ret) {
         assert(path && ret);
 
         _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
-        int r = store_exec(s, &sql_get, &st, ARG_TEXT(path));
+        int r = store_cache_row(s, path, size, mtime_ns, inode, &st);
         if (r < 0)
                 return r;
         if (r == 0)
-                return -ENOENT;
-
-        if (sqlite3_column_int64(st, 0) != (int64_t) size || sqlite3_column_int64(st, 1) != mtime_ns ||
-            sqlite3_column_int64(st, 2) != (int64_t) inode)
-                return -ENOENT; /* the file changed: the caller re-parses and puts */
+                return -ENOENT; /* unknown, or the file changed: the caller re-parses and puts */
+        const char *checksum = (const char *) sqlite3_column_text(st, 3);
+        if (checksum && streq(checksum, STORE_FAILED_MARK))
+                return -ENOENT; /* a file that failed to parse (store-failed.h) */
 
         r = info_from_row(st, ret);
         if (r == -EBADMSG) {

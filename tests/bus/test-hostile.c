@@ -9,10 +9,21 @@
  *    "larger than").
  *  - A start-up with three 80 000-key files and twenty sparse files in the profile directory:
  *    the valid profile beside them is there, none of them is, the daemon serves calls.
- * Not covered here (not done yet): that a slow parse no longer blocks other clients (the
- * parser is still called synchronously) and a cache of failed files. */
+ *  - Ordering (development builds, whose tinct-parse hangs on purpose on an input that starts
+ *    with "TINCT-TEST:hang", docs/sandbox.md): while client A's CreateProfileWithFd hangs in
+ *    the parser, A's own next call, client B's GetProfiles and GetDevices and B's
+ *    CreateProfileWithFd of a valid profile (another parser process) are all answered, and A
+ *    still has no answer; the test then kills the parser processes, and only then does A get
+ *    FailedToRead. No timing: A's answer cannot come before the kill.
+ *  - One user's calls waiting for a parse are bounded: a ninth is refused at once.
+ *  - A malformed file in the profile directory is parsed once ("Parsing PATH" in the daemon's
+ *    --verbose log, one line per file handed to the parser): not again when another profile is
+ *    removed (the rescan that once re-parsed every failed file), nor at the next start; once
+ *    it changes, it is parsed again. */
+#include <dirent.h>
 #include <fcntl.h>
 #include <lcms2.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <wchar.h>
 
@@ -140,6 +151,269 @@ static void test_hostile_dir_at_start(void) {
         harness_assert_alive(h);
 }
 
+#ifdef TINCT_PARSER_TEST_HOOKS
+/* A small /proc file as a string (NULL when it cannot be read: the process is gone). */
+static char *read_proc(const char *path) {
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return NULL;
+        char *text = calloc(1, 4096);
+        assert_se(text);
+        size_t n = fread(text, 1, 4095, f);
+        text[n] = 0;
+        fclose(f);
+        return text;
+}
+
+/* SIGKILLs every tinct-parse child of the daemon; returns how many. Children are found by
+ * their parent in /proc/PID/stat (the task's "children" file may skip one while another
+ * exits, which here is the moment that matters). */
+static int kill_parsers(pid_t daemon) {
+        DIR *d = opendir("/proc");
+        assert_se(d);
+        int n = 0;
+        for (struct dirent *de; (de = readdir(d));) {
+                char *end;
+                long pid = strtol(de->d_name, &end, 10);
+                if (*end || pid <= 0)
+                        continue;
+                _cleanup_free_ char *path = xasprintf("/proc/%ld/stat", pid);
+                _cleanup_free_ char *stat = read_proc(path);
+                /* pid (comm) state ppid ... */
+                char *close = stat ? strrchr(stat, ')') : NULL;
+                char state;
+                long ppid;
+                if (!close || !strstr(stat, "(tinct-parse)") || sscanf(close + 1, " %c %ld", &state, &ppid) != 2)
+                        continue;
+                if (ppid == daemon && state != 'Z' && kill((pid_t) pid, SIGKILL) == 0)
+                        n++;
+        }
+        closedir(d);
+        return n;
+}
+
+typedef struct Pending {
+        bool done;
+        char *error_name, *error_message;
+} Pending;
+
+static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        Pending *p = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+        p->done = true;
+        if (e) {
+                p->error_name = strdup(e->name);
+                p->error_message = strdup(strempty(e->message));
+        }
+        return 0;
+}
+
+/* Everything that has arrived on bus is dispatched. */
+static void drain(sd_bus *bus) {
+        while (sd_bus_process(bus, NULL) > 0)
+                ;
+}
+
+static void test_slow_parse_delays_only_its_caller(void) {
+        _cleanup_free_ char *srgb = harness_corpus_file(SRGB);
+        _cleanup_free_ char *bluish = harness_corpus_file("colord-data--Bluish.icc");
+        /* The test ends the slow parse itself; the timeout must not do it first. */
+        _cleanup_harness_ Harness *h = harness_start(&(HarnessOptions) {
+                .polkit = "allow", .profiles = (const char *const[]) { srgb, NULL },
+                .extra_args = (const char *const[]) { "--parse-timeout", "3600", NULL } });
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *a = harness_connect(h);
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *b = harness_connect(h);
+
+        /* A: a file on which the parser loops for ever */
+        uint8_t buf[256] = { 0 };
+        snprintf((char *) buf, 36, "TINCT-TEST:hang");
+        memcpy(buf + 36, "acsp", 4);
+        _cleanup_close_ int fd = memfd_with(buf, sizeof buf);
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
+        assert_se(sd_bus_message_new_method_call(a, &call, CM_NAME, CM_PATH, CM_IFACE, "CreateProfileWithFd") >= 0);
+        assert_se(sd_bus_message_append(call, "ssha{ss}", "hostile-slow", "temp", fd, 0) >= 0);
+        Pending pa = { 0 };
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
+        assert_se(sd_bus_call_async(a, &slot, call, on_reply, &pa, 3600ULL * 1000 * 1000) >= 0);
+
+        /* A's next call is answered: the daemon took the slow one and went on (one connection's
+         * messages are dispatched in order). */
+        _cleanup_strv_free_ char **pa_profiles = harness_call_strv(a, CM_PATH, CM_IFACE, "GetProfiles", NULL);
+        assert_se(strv_length(pa_profiles) == 1);
+        drain(a);
+        assert_se(!pa.done);
+
+        /* B is served meanwhile: lookups, and a parse of its own in another process */
+        _cleanup_strv_free_ char **profiles = harness_call_strv(b, CM_PATH, CM_IFACE, "GetProfiles", NULL);
+        assert_se(strv_length(profiles) == 1);
+        _cleanup_strv_free_ char **devices = harness_call_strv(b, CM_PATH, CM_IFACE, "GetDevices", NULL);
+        _cleanup_close_ int valid_fd = open(bluish, O_RDONLY | O_CLOEXEC);
+        assert_se(valid_fd >= 0);
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r;
+        _cleanup_free_ char *valid = harness_create_profile_fd(b, "b-valid", "temp", valid_fd, NO_KV, &e, &r);
+        assert_bus_ok(r, &e);
+        drain(a);
+        assert_se(!pa.done); /* B had every answer before A had its own */
+        printf("while A's parse hangs, B got GetProfiles, GetDevices and CreateProfileWithFd\n");
+
+        /* C sends the same and leaves before any answer: its answer goes nowhere, no profile
+         * stays behind. */
+        {
+                sd_bus *c = harness_connect(h);
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *cc = NULL;
+                assert_se(sd_bus_message_new_method_call(c, &cc, CM_NAME, CM_PATH, CM_IFACE, "CreateProfileWithFd") >= 0);
+                assert_se(sd_bus_message_append(cc, "ssha{ss}", "c-gone", "temp", fd, 0) >= 0);
+                assert_se(sd_bus_send(c, cc, NULL) >= 0);
+                sd_bus_flush_close_unref(c);
+        }
+
+        /* Only now does A's parse end: A gets its error, the parser is replaced */
+        assert_se(kill_parsers(harness_daemon_pid(h)) >= 1);
+        while (!pa.done) {
+                assert_se(sd_bus_wait(a, UINT64_MAX) >= 0);
+                drain(a);
+        }
+        printf("A: %s: %s\n", strempty(pa.error_name), strempty(pa.error_message));
+        assert_se(streq_ptr(pa.error_name, CM_PROFILE_ERR "FailedToRead"));
+        assert_se(strstr(strempty(pa.error_message), "killed by signal 9"));
+        assert_find_error(b, "FindProfileById", "hostile-slow", CM_ERR "NotFound");
+        assert_find_error(b, "FindProfileById", "c-gone", CM_ERR "NotFound");
+        /* and A's next valid profile loads */
+        _cleanup_free_ char *adobe = harness_corpus_file("colord-data--AdobeRGB1998.icc");
+        _cleanup_close_ int again_fd = open(adobe, O_RDONLY | O_CLOEXEC);
+        assert_se(again_fd >= 0);
+        sd_bus_error_free(&e);
+        _cleanup_free_ char *again = harness_create_profile_fd(a, "a-valid", "temp", again_fd, NO_KV, &e, &r);
+        assert_bus_ok(r, &e);
+        free(pa.error_name);
+        free(pa.error_message);
+        harness_assert_alive(h);
+}
+/* One user's calls waiting for their parse are bounded (LIMIT_PENDING_LOADS_PER_UID, 8): the
+ * ninth is refused at once, the others are answered when their parses end (the test ends
+ * them: each kill answers at least the ones being parsed, the next queued start). */
+static void test_pending_loads_bounded(void) {
+        _cleanup_harness_ Harness *h = harness_start(&(HarnessOptions) {
+                .polkit = "allow", .extra_args = (const char *const[]) { "--parse-timeout", "3600", NULL } });
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *a = harness_connect(h);
+        uint8_t buf[256] = { 0 };
+        snprintf((char *) buf, 36, "TINCT-TEST:hang");
+        memcpy(buf + 36, "acsp", 4);
+        _cleanup_close_ int fd = memfd_with(buf, sizeof buf);
+        Pending pending[8] = { 0 };
+        sd_bus_slot *slots[8] = { 0 };
+        for (int i = 0; i < 8; i++) {
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
+                _cleanup_free_ char *id = xasprintf("hang-%d", i);
+                assert_se(sd_bus_message_new_method_call(a, &call, CM_NAME, CM_PATH, CM_IFACE, "CreateProfileWithFd") >= 0);
+                assert_se(sd_bus_message_append(call, "ssha{ss}", id, "temp", fd, 0) >= 0);
+                assert_se(sd_bus_call_async(a, &slots[i], call, on_reply, &pending[i], 3600ULL * 1000 * 1000) >= 0);
+        }
+        /* the ninth, on the same connection, so after the eight */
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r;
+        _cleanup_free_ char *ninth = harness_create_profile_fd(a, "hang-8", "temp", fd, NO_KV, &e, &r);
+        printf("ninth: %s: %s\n", strempty(e.name), strempty(e.message));
+        assert_se(r < 0 && strstr(strempty(e.message), "too many profiles being loaded"));
+        for (int i = 0; i < 8; i++)
+                assert_se(!pending[i].done);
+
+        /* A client's request never shares a process, so each process killed answers exactly
+         * one of them; the next ones start as those answers go out. */
+        for (int answered = 0, killed = 0; answered < 8;) {
+                int k = kill_parsers(harness_daemon_pid(h));
+                assert_se(k >= 1);
+                killed += k;
+                while (answered < killed) {
+                        assert_se(sd_bus_wait(a, UINT64_MAX) >= 0);
+                        drain(a);
+                        answered = 0;
+                        for (int i = 0; i < 8; i++)
+                                answered += pending[i].done;
+                }
+        }
+        for (int i = 0; i < 8; i++) {
+                assert_se(streq_ptr(pending[i].error_name, CM_PROFILE_ERR "FailedToRead"));
+                free(pending[i].error_name);
+                free(pending[i].error_message);
+                sd_bus_slot_unref(slots[i]);
+        }
+        harness_assert_alive(h);
+}
+#endif
+
+static void write_bytes(const char *path, const void *data, size_t n) {
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        assert_se(fd >= 0 && write(fd, data, n) == (ssize_t) n);
+}
+
+/* A file that claims to be a profile ("acsp" at 36) and is not one. */
+static void write_malformed(const char *path, size_t n) {
+        uint8_t buf[512];
+        assert_se(n <= sizeof buf);
+        memset(buf, 0x5a, sizeof buf);
+        memcpy(buf + 36, "acsp", 4);
+        write_bytes(path, buf, n);
+}
+
+/* The daemon's output goes to its log in this test: a clean exit (0) is what says that
+ * sanitizers and valgrind found nothing there; otherwise the log is shown. */
+static void assert_clean_exit(Harness *h, int status) {
+        if (status == 0)
+                return;
+        _cleanup_free_ char *path = xasprintf("%s/daemon.log", harness_tmp_dir(h));
+        _cleanup_free_ char *cmd = xasprintf("cat '%s' >&2", path);
+        fprintf(stderr, "tinctd exited with status %d; its log:\n", status);
+        (void) system(cmd);
+        abort();
+}
+
+static void test_failed_file_not_parsed_again(void) {
+        _cleanup_free_ char *srgb = harness_corpus_file(SRGB);
+        _cleanup_free_ char *bluish = harness_corpus_file("colord-data--Bluish.icc");
+        _cleanup_free_ char *adobe = harness_corpus_file("colord-data--AdobeRGB1998.icc");
+        _cleanup_harness_ Harness *h = harness_start(&(HarnessOptions) {
+                .polkit = "allow", .profiles = (const char *const[]) { srgb, bluish, NULL }, .daemon_log = true });
+        const char *dir = harness_profile_dir(h);
+        _cleanup_free_ char *bad = xasprintf("%s/malformed.icc", dir);
+        _cleanup_free_ char *needle = xasprintf("Parsing %s\n", bad);
+        write_malformed(bad, 300);
+        /* The running daemon's rescan may meet it first, or the start-up scan: either way it
+         * is parsed once. */
+        assert_clean_exit(h, harness_restart_daemon(h));
+        assert_se(harness_daemon_log_count(h, needle) == 1);
+
+        {
+                _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = harness_connect(h);
+                _cleanup_recorder_ Recorder *rec = recorder_new(bus);
+                _cleanup_strv_free_ char **profiles = harness_call_strv(bus, CM_PATH, CM_IFACE, "GetProfiles", NULL);
+                assert_se(strv_length(profiles) == 2);
+                /* Removing a profile once re-parsed every file that had failed. */
+                _cleanup_free_ char *gone = xasprintf("%s/%s", dir, "colord-data--Bluish.icc");
+                assert_se(unlink(gone) == 0);
+                recorder_wait(rec, "ProfileRemoved", NULL);
+                assert_se(harness_daemon_log_count(h, needle) == 1);
+        }
+        /* and across a restart */
+        assert_clean_exit(h, harness_restart_daemon(h));
+        assert_se(harness_daemon_log_count(h, needle) == 1);
+        printf("malformed.icc: parsed once across a rescan and a restart\n");
+
+        /* A change makes it a new file: parsed again. The valid profile installed after it
+         * tells when the rescan that met the change is done. */
+        {
+                _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = harness_connect(h);
+                _cleanup_recorder_ Recorder *rec = recorder_new(bus);
+                write_malformed(bad, 400);
+                harness_install_profile(h, adobe, "adobe.icc");
+                recorder_wait(rec, "ProfileAdded", NULL);
+                assert_se(harness_daemon_log_count(h, needle) == 2);
+        }
+        harness_assert_alive(h);
+        assert_clean_exit(h, harness_stop_daemon(h));
+}
+
 int main(void) {
         char tmpl[] = "/tmp/tinct-hostile-XXXXXX";
         assert_se(mkdtemp(tmpl));
@@ -149,6 +423,13 @@ int main(void) {
                 test_hostile_fd(h, bus, tmpl);
         }
         test_hostile_dir_at_start();
+        test_failed_file_not_parsed_again();
+#ifdef TINCT_PARSER_TEST_HOOKS
+        test_slow_parse_delays_only_its_caller();
+        test_pending_loads_bounded();
+#else
+        printf("ordering test skipped: tinct-parse built without parser_test_hooks\n");
+#endif
         rmdir(tmpl);
         printf("test-hostile: ok\n");
         return 0;

@@ -86,7 +86,9 @@ static void test_crashing_file_at_start(void) {
         _cleanup_free_ char *srgb = harness_corpus_file(SRGB), *adobe = harness_corpus_file(ADOBE);
         char tmpl[] = "/tmp/tinct-sandbox-XXXXXX";
         assert_se(mkdtemp(tmpl));
-        _cleanup_free_ char *bad = xasprintf("%s/crash.icc", tmpl);
+        /* Named to sort first: the start-up batch pipelines a valid file behind it in the same
+         * process, which must go to another process when this one dies. */
+        _cleanup_free_ char *bad = xasprintf("%s/a-crash.icc", tmpl);
         uint8_t buf[256];
         size_t n = hook_bytes("crash", buf);
         _cleanup_close_ int fd = open(bad, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);

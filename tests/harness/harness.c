@@ -198,7 +198,7 @@ static char *read_line(int fd, uint64_t deadline, const char *what) {
 
 /* fork+exec argv with the environment of this process; pass_fd (if >= 0) becomes fd 3
  * in the child; stdout_fd (if >= 0) becomes its stdout. The child dies with us. */
-static pid_t spawn_full(char *const argv[], int pass_fd, int stdout_fd, bool new_group) {
+static pid_t spawn_full(char *const argv[], int pass_fd, int stdout_fd, int stderr_fd, bool new_group) {
         pid_t pid = fork();
 
         if (pid < 0)
@@ -216,6 +216,8 @@ static pid_t spawn_full(char *const argv[], int pass_fd, int stdout_fd, bool new
                 }
                 if (stdout_fd >= 0)
                         dup2(stdout_fd, STDOUT_FILENO);
+                if (stderr_fd >= 0)
+                        dup2(stderr_fd, STDERR_FILENO);
                 if (pass_fd == 3)
                         (void) fcntl(3, F_SETFD, 0);
                 else if (pass_fd >= 0)
@@ -231,7 +233,7 @@ static pid_t spawn_full(char *const argv[], int pass_fd, int stdout_fd, bool new
 }
 
 static pid_t spawn(char *const argv[], int pass_fd, int stdout_fd) {
-        return spawn_full(argv, pass_fd, stdout_fd, false);
+        return spawn_full(argv, pass_fd, stdout_fd, -1, false);
 }
 
 static void remember_child(size_t slot, pid_t pid) {
@@ -411,6 +413,8 @@ static char **daemon_argv(Harness *h) {
                 r |= strv_extend(&argv, "--ready-fd");
                 r |= strv_extend(&argv, "3");
         }
+        if (h->opts.daemon_log && !h->colord)
+                r |= strv_extend(&argv, "--verbose");
         if (h->opts.dummy_sensor)
                 r |= strv_extend(&argv, "--create-dummy-sensor");
         if (getenv("TINCT_TEST_VERBOSE"))
@@ -491,7 +495,15 @@ static void start_daemon(Harness *h) {
         if (pipe2(pipefd, O_CLOEXEC) < 0)
                 fatal("pipe: %m");
         /* own process group: colord spawns helpers (colord-sane) that must go with it */
-        h->daemon_pid = spawn_full(argv, pipefd[1], -1, true);
+        /* opts.daemon_log: every start appends to one file the test reads */
+        _cleanup_close_ int log_fd = -1;
+        if (h->opts.daemon_log) {
+                _cleanup_free_ char *path = xasprintf("%s/daemon.log", h->tmp);
+                log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+                if (log_fd < 0)
+                        fatal("open %s: %m", path);
+        }
+        h->daemon_pid = spawn_full(argv, pipefd[1], -1, log_fd, true);
         (void) setpgid(h->daemon_pid, h->daemon_pid);
         h->daemon_reaped = false;
         remember_child(2, h->daemon_pid);
@@ -519,7 +531,7 @@ static void write_syscall_list(Harness *h) {
         if (fd < 0)
                 fatal("open %s: %m", h->syscall_list);
         char *argv[] = { (char *) "python3", script, (char *) unit, NULL };
-        pid_t pid = spawn_full(argv, -1, fd, false);
+        pid_t pid = spawn_full(argv, -1, fd, -1, false);
         close(fd);
         int status;
         if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
@@ -745,6 +757,17 @@ int harness_run_as_uid(Harness *h, uid_t uid, gid_t gid, int (*func)(sd_bus *bus
                 return 0;
         fprintf(stderr, "harness: unprivileged child failed (status 0x%x)\n", (unsigned) status);
         return -EPROTO;
+}
+
+int harness_daemon_log_count(Harness *h, const char *needle) {
+        if (!h->opts.daemon_log)
+                fatal("harness_daemon_log_count() needs opts.daemon_log");
+        _cleanup_free_ char *path = xasprintf("%s/daemon.log", h->tmp);
+        _cleanup_free_ char *text = read_file(path, NULL);
+        int n = 0;
+        for (const char *p = text; p && needle[0] && (p = strstr(p, needle)); p += strlen(needle))
+                n++;
+        return n;
 }
 
 int harness_polkit_count(Harness *h, const char *action, const char *subject) {

@@ -57,6 +57,9 @@ typedef struct HarnessOptions {
                                       * allow-list (expanded by systemd-analyze, applied by
                                       * syscall-allow, EPERM for the rest); skipped under
                                       * $TINCT_DAEMON_WRAPPER (valgrind needs more calls) */
+        bool daemon_log;             /* tinctd: --verbose, its stderr appended (every start) to a
+                                      * file of the temporary directory that
+                                      * harness_daemon_log_count() reads */
 } HarnessOptions;
 
 typedef struct Harness Harness;
@@ -106,6 +109,9 @@ int harness_run_as_uid(Harness *h, uid_t uid, gid_t gid, int (*func)(sd_bus *bus
 /* Waits (inotify on the log, with a deadline) until harness_polkit_count(h, action,
  * subject) >= n. */
 void harness_polkit_wait(Harness *h, const char *action, const char *subject, int n);
+
+/* How often needle occurs in the daemon's log so far (opts.daemon_log). */
+int harness_daemon_log_count(Harness *h, const char *needle);
 
 /* Number of lines in the fake polkit's log whose action id equals action (if not NULL)
  * and whose subject name equals subject (if not NULL). */
