@@ -14,6 +14,7 @@
 
 #include "device.h"
 #include "log.h"
+#include "scanner-source.h"
 #include "sensor.h"
 #include "udev-match.h"
 #include "udev-source.h"
@@ -193,6 +194,12 @@ static int on_uevent(sd_device_monitor *monitor, sd_device *device, void *userda
         const char *syspath;
         if (sd_device_get_action(device, &action) < 0 || sd_device_get_syspath(device, &syspath) < 0)
                 return 0;
+        /* SANE's scanners hang off usb and scsi: any add or remove may be one (scanner-source.h). */
+        if (action == SD_DEVICE_ADD || action == SD_DEVICE_REMOVE)
+                scanner_source_hotplug(w->manager);
+        const char *subsystem;
+        if (sd_device_get_subsystem(device, &subsystem) >= 0 && streq(subsystem, "scsi"))
+                return 0; /* only SANE's */
         if (action == SD_DEVICE_REMOVE) {
                 /* Matched by path alone: remove events often lack the properties. */
                 UdevEntry *e = hashmap_get(w->entries, syspath);
@@ -232,6 +239,7 @@ static int watch_system(UdevWatch *w) {
         if ((r = sd_device_monitor_new(&w->monitor)) < 0 ||
             (r = sd_device_monitor_filter_add_match_subsystem_devtype(w->monitor, "usb", NULL)) < 0 ||
             (r = sd_device_monitor_filter_add_match_subsystem_devtype(w->monitor, "video4linux", NULL)) < 0 ||
+            (r = sd_device_monitor_filter_add_match_subsystem_devtype(w->monitor, "scsi", NULL)) < 0 ||
             (r = sd_device_monitor_attach_event(w->monitor, m->event)) < 0 ||
             (r = sd_device_monitor_start(w->monitor, on_uevent, w)) < 0)
                 return r;
@@ -289,6 +297,7 @@ static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userda
                         /* udevd writes a temporary file and renames it: dot files are not there yet. */
                         if (ev->len == 0 || ev->name[0] == '.')
                                 continue;
+                        scanner_source_hotplug(w->manager); /* a fake usb/scsi event for SANE, too */
                         if (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO))
                                 db_file_added(w, ev->name);
                         else if (ev->mask & (IN_DELETE | IN_MOVED_FROM))

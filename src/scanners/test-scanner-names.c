@@ -11,6 +11,7 @@
 #include "escl-id.h"
 #include "macro.h"
 #include "sane-names.h"
+#include "scanner-wire.h"
 #include "tests.h"
 
 static void test_uuid(void) {
@@ -192,7 +193,28 @@ static void test_sane_names(void) {
         assert_se(!sane_usb_address("pixma:04A91234_ABC", &bus, &dev));
 }
 
+static void test_wire(void) {
+        ScannerRecord r;
+        char l1[] = "sane\ttest:0\tNoname\tfrontend-tester\tvirtual device";
+        assert_se(scanner_wire_parse_line(l1, &r) == 0);
+        assert_se(r.kind == SCANNER_RECORD_SANE);
+        assert_streq(r.field[0], "test:0");
+        assert_streq(r.field[3], "virtual device");
+        char l2[] = "escl-error\tairscan:e0:X\t\tcannot connect";
+        assert_se(scanner_wire_parse_line(l2, &r) == 0);
+        assert_se(r.kind == SCANNER_RECORD_ESCL_ERROR);
+        assert_streq(r.field[1], "");
+        char l3[] = "end";
+        assert_se(scanner_wire_parse_line(l3, &r) == 0 && r.kind == SCANNER_RECORD_END);
+        char b1[] = "end\textra", b2[] = "sane\ta\tb\tc", b3[] = "sane\ta\tb\tc\td\te", b4[] = "nonsense",
+             b5[] = "sane\ta\t\xff\tc\td", b6[] = "", b7[] = "escl\ta\tb\x01\tc\td";
+        char *bad[] = { b1, b2, b3, b4, b5, b6, b7 };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                assert_se(scanner_wire_parse_line(bad[i], &r) == -EBADMSG);
+}
+
 int main(void) {
+        test_wire();
         test_uuid();
         test_capabilities();
         test_http();

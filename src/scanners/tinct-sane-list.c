@@ -35,6 +35,7 @@
 #include "macro.h"
 #include "sane-confine.h"
 #include "sane-names.h"
+#include "scanner-wire.h"
 
 #define DEFAULT_CONFIG_DIR "/etc/sane.d"
 #define CONFIG_FILE_MAX (256 * 1024)
@@ -50,9 +51,9 @@ static void print_field(const char *s) {
         }
 }
 
-static void print_record(const char *kind, const char *const *fields, size_t n) {
-        fputs(kind, stdout);
-        for (size_t i = 0; i < n; i++)
+static void print_record(ScannerRecordKind kind, const char *const *fields) {
+        fputs(scanner_record_kind_name(kind), stdout);
+        for (size_t i = 0; i < scanner_record_n_fields(kind); i++)
                 print_field(fields[i]);
         putchar('\n');
 }
@@ -239,7 +240,7 @@ static void list_escl(const char *sane_name, const char *config_name, const Airs
                         dev = &conf[i];
         if (!dev) {
                 /* Found through mDNS: its address is sane-airscan's to know (docs/scanners.md). */
-                print_record("escl-error", (const char *[]) { sane_name, "", "not configured in airscan.conf" }, 3);
+                print_record(SCANNER_RECORD_ESCL_ERROR, (const char *[]) { sane_name, "", "not configured in airscan.conf" });
                 return;
         }
         _cleanup_free_ char *body = NULL;
@@ -254,10 +255,10 @@ static void list_escl(const char *sane_name, const char *config_name, const Airs
                 r = -EBADMSG;
         }
         if (r < 0) {
-                print_record("escl-error", (const char *[]) { sane_name, dev->url, reason }, 3);
+                print_record(SCANNER_RECORD_ESCL_ERROR, (const char *[]) { sane_name, dev->url, reason });
                 return;
         }
-        print_record("escl", (const char *[]) { sane_name, caps.uuid, dev->url, strempty(caps.make_and_model) }, 4);
+        print_record(SCANNER_RECORD_ESCL, (const char *[]) { sane_name, caps.uuid, dev->url, strempty(caps.make_and_model) });
 }
 
 static int parse_args(int argc, char **argv, int *ret_timeout_ms) {
@@ -316,11 +317,11 @@ int main(int argc, char **argv) {
                 if (sane_name_is_airscan_escl(d->name, &config_name))
                         list_escl(d->name, config_name, conf, n_conf, timeout_ms);
                 else
-                        print_record("sane", (const char *[]) { d->name, strempty(d->vendor), strempty(d->model),
-                                                                strempty(d->type) }, 4);
+                        print_record(SCANNER_RECORD_SANE, (const char *[]) { d->name, strempty(d->vendor),
+                                                                             strempty(d->model), strempty(d->type) });
         }
         sane_exit();
         airscan_devices_free(conf, n_conf);
-        puts("end");
+        print_record(SCANNER_RECORD_END, NULL);
         return fflush(stdout) == 0 ? 0 : 1;
 }

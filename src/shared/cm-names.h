@@ -9,3 +9,7 @@
 #define CM_IFACE_DEVICE "org.freedesktop.ColorManager.Device"
 #define CM_IFACE_PROFILE "org.freedesktop.ColorManager.Profile"
 #define CM_IFACE_SENSOR "org.freedesktop.ColorManager.Sensor"
+
+/* tinct's own: rescanning scanners on demand (docs/scanners.md), beside colord's API. */
+#define TINCT_SCANNERS_PATH "/org/tinct/Scanners"
+#define TINCT_SCANNERS_IFACE "org.tinct.Scanners1"
