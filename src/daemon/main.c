@@ -40,7 +40,7 @@ static void help(void) {
                "  --profile-dir DIR      watched ICC directory; repeatable, replaces the defaults\n"
                "  --sysfs-root DIR       read devices and DMI from this sysfs tree (tests)\n"
                "  --no-udev              no device discovery (udev, displays, SANE)\n"
-               "  --sane-discovery       list SANE's scanners even with --no-udev\n"
+               "  --sane-discovery       list SANE's scanners despite --no-udev/--sysfs-root\n"
                "  --sane-test-devices    include SANE's test devices (vendor Noname)\n"
                "  --sane-timeout SEC     kill a SANE listing that takes longer (default %g)\n"
                "  --create-dummy-sensor  add the dummy colour sensor\n"
@@ -138,28 +138,18 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg) {
                                 return log_oom();
                         cfg->create_dummy_sensor = true;
                         break;
-                case ARG_POLKIT_TIMEOUT: {
-                        double s = strtod(optarg, &end);
-                        if (*end || s <= 0 || s > 3600) {
-                                log_error("Invalid --polkit-timeout: %s", optarg);
-                                return -EINVAL;
-                        }
-                        cfg->polkit_timeout_usec = (uint64_t) (s * 1e6);
+                case ARG_POLKIT_TIMEOUT:
+                        if ((r = parse_seconds("--polkit-timeout", optarg, &cfg->polkit_timeout_usec)) < 0)
+                                return r;
                         break;
-                }
                 case ARG_PARSE_HELPER:
                         if (free_and_strdup(&cfg->parse_helper, optarg) < 0)
                                 return log_oom();
                         break;
-                case ARG_PARSE_TIMEOUT: {
-                        double s = strtod(optarg, &end);
-                        if (*end || s <= 0 || s > 3600) {
-                                log_error("Invalid --parse-timeout: %s", optarg);
-                                return -EINVAL;
-                        }
-                        cfg->parse_timeout_usec = (uint64_t) (s * 1e6);
+                case ARG_PARSE_TIMEOUT:
+                        if ((r = parse_seconds("--parse-timeout", optarg, &cfg->parse_timeout_usec)) < 0)
+                                return r;
                         break;
-                }
                 case ARG_SANE_DISCOVERY:
                         sane_discovery = true;
                         break;
@@ -206,8 +196,9 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg) {
                 return log_oom();
         if (!cfg->parse_helper && !(cfg->parse_helper = default_helper(argv[0], "tinct-parse")))
                 return log_oom();
-        /* SANE finds the machine's scanners: a discovery like udev's, off with it. */
-        cfg->sane_discovery = sane_discovery || !cfg->no_udev;
+        /* SANE finds this machine's scanners: a discovery like udev's, off with it and with
+         * a fake tree (tests), unless asked for. */
+        cfg->sane_discovery = sane_discovery || (!cfg->no_udev && !cfg->sysfs_root);
         if (cfg->sane_discovery && !(cfg->sane_helper = default_helper(argv[0], "tinct-sane-list")))
                 return log_oom();
         /* Profiles installed system-wide land in STATE_DIR/icc; always watch it. */

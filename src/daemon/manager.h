@@ -50,7 +50,7 @@ typedef struct ManagerConfig {
         uint64_t polkit_timeout_usec;
         char *parse_helper;             /* tinct-parse (docs/sandbox.md) */
         uint64_t parse_timeout_usec;
-        bool sane_discovery;            /* scanner-source.h: on unless --no-udev */
+        bool sane_discovery;            /* scanner-source.h: on unless --no-udev or --sysfs-root */
         bool sane_test_devices;         /* SANE's vendor-Noname devices too */
         char *sane_helper;              /* tinct-sane-list */
         uint64_t sane_timeout_usec;

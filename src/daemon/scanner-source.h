@@ -8,7 +8,8 @@
  * udev usb/scsi events (debounced), and on demand (scanner-dbus.c). What the listing no
  * longer has is removed; stored mappings stay in the store, so a scanner that comes back
  * gets its profiles again. It never creates a device for a USB scanner udev already gave
- * one (udev.c's `sysfs-…` device wins). Off with --no-udev unless --sane-discovery. */
+ * one (udev.c's `sysfs-…` device wins). Off with --no-udev or --sysfs-root (those are
+ * not this machine's devices) unless --sane-discovery. */
 #pragma once
 
 #include "cm-names.h"

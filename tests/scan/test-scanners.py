@@ -254,8 +254,58 @@ def test_bad_scanners():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def test_hotplug():
+    print("a udev event (a fake tree's database file) rescans")
+    from gi.repository import Gio, GLib
+    tmp = tempfile.mkdtemp(prefix="tinct-scan-", dir="/tmp")
+    os.chmod(tmp, 0o755)
+    tinctd = os.environ["TINCTD"]
+    try:
+        root = os.path.join(tmp, "root")
+        data = os.path.join(root, "run", "udev", "data")
+        os.makedirs(data)
+        conf = sane_config(tmp, [])
+        daemon_env(tmp, conf)
+        # The harness passes --no-udev; a fake tree's hotplug needs it gone (as test-udev.c does).
+        wrapper = os.path.join(tmp, "tinctd")
+        with open(wrapper, "w") as f:
+            f.write('#!/bin/sh\nfor a; do shift; [ "$a" = --no-udev ] || set -- "$@" "$a"; done\n'
+                    'exec \'%s\' "$@"\n' % tinctd)
+        os.chmod(wrapper, 0o755)
+        os.environ["TINCTD"] = wrapper
+        with TinctEnv(polkit="allow", extra_args=["--sysfs-root", root, "--sane-discovery",
+                                                  "--sane-test-devices"]) as env:
+            r = rescan(env)  # the start-up listing is done: the next one is the event's
+            check("Scanners: 0" in r.stdout, "no scanner configured yet: %r" % r.stdout)
+            conn = Gio.DBusConnection.new_for_address_sync(
+                env.address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
+                Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+            loop = GLib.MainLoop()
+            added = []
+
+            def on_added(_c, _s, _p, _i, _m, params):
+                added.append(params[0])
+                loop.quit()
+            conn.signal_subscribe(None, CM, "DeviceAdded", CM_PATH, None, Gio.DBusSignalFlags.NONE, on_added)
+            conn.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId",
+                           None, None, Gio.DBusCallFlags.NONE, -1, None)  # the match is in place
+            sane_config(tmp, ["test"])
+            with open(os.path.join(data, "c189:7"), "w") as f:  # a USB device's database file appears
+                f.write("E:ID_VENDOR=Some\n")
+            GLib.timeout_add_seconds(120, loop.quit)  # a failsafe only: the signal ends the wait
+            loop.run()
+            b = Bus(env)
+            check(added and b.device("sane-frontend-tester") == added[0],
+                  "DeviceAdded for the SANE device after the event: %s" % added)
+            conn.close_sync(None)
+    finally:
+        os.environ["TINCTD"] = tinctd
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 test_test_backend_and_escl()
 test_bad_scanners()
+test_hotplug()
 if failures:
     print("%d failure(s):" % len(failures))
     for f in failures:
