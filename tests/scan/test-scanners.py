@@ -6,15 +6,17 @@ No scanner is attached to a test machine, so two stand-ins are used, and said so
   - escl-server.py stands in for a network scanner: an eSCL server on 127.0.0.1 that
     sane-airscan is configured to statically (airscan.conf [devices], no mDNS); it answers
     ScannerCapabilities with a UUID, or garbage, or nothing at all;
-  - libsane-tincthang.so.1 stands in for a SANE backend that hangs (loaded by libsane's dll
-    backend from LD_LIBRARY_PATH).
+  - libsane-tincthang.so.1 stands in for a SANE backend that hangs, libsane-tinctusb.so.1
+    for the backend of a USB scanner (both loaded by libsane's dll backend from
+    LD_LIBRARY_PATH), and a fake udev tree (--sysfs-root) for the USB scanner itself.
 Checked: SANE test devices (vendor Noname) skipped unless --sane-test-devices; the sane-<model>
 and escl-<uuid> devices and their properties; `tinct rescan-scanners` (returns when done, exit
 0 when a configured scanner does not answer); the scanner gone when its server stops, its hard
 profile kept in the store and back with the same id when the server returns on another port;
 scan settings as qualifiers (GetProfileForQualifiers, `tinct lookup`); garbage XML, a silent
-server and a hung backend: a log line, the daemon answering, nothing stored lost.
-argv: tinct, the hang backend, escl-server.py."""
+server and a hung backend: a log line, the daemon answering, nothing stored lost; a udev
+event rescans; a USB scanner udev has is one device (udev's), SANE's when udev has none.
+argv: tinct, the hang backend, the USB backend, escl-server.py."""
 
 import json
 import os
@@ -27,7 +29,7 @@ import dbus
 
 from harness import TinctEnv
 
-TINCT, HANG_BACKEND, ESCL_SERVER = sys.argv[1:4]
+TINCT, HANG_BACKEND, USB_BACKEND, ESCL_SERVER = sys.argv[1:5]
 CORPUS = os.environ.get("TINCT_CORPUS_DIR", "")
 SRGB = os.path.join(CORPUS, "icc", "colord-data--sRGB.icc")
 T61 = os.path.join(CORPUS, "icc", "colord-tests--ibm-t61.icc")
@@ -254,6 +256,24 @@ def test_bad_scanners():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def fake_usb_device(root, syspath, chr, attrs, props):
+    """A USB device in a fake udev tree, as tests/bus/test-udev.c makes them."""
+    d = root + syspath
+    os.makedirs(d)
+    for k, v in attrs.items():
+        with open(os.path.join(d, k), "w") as f:
+            f.write(v + "\n")
+    os.symlink("../../../../../../bus/usb", os.path.join(d, "subsystem"))
+    with open(os.path.join(d, "uevent"), "w") as f:
+        f.write("DEVTYPE=usb_device\nDEVNAME=bus/usb/003/007\n")
+    os.makedirs(os.path.join(root, "sys", "dev", "char"), exist_ok=True)
+    os.symlink("../../.." + syspath, os.path.join(root, "sys", "dev", "char", chr))
+    tmp = os.path.join(root, "run", "udev", "data", ".#c" + chr)
+    with open(tmp, "w") as f:
+        f.write("I:1234567\n" + "".join("E:%s\n" % p for p in props))
+    os.rename(tmp, os.path.join(root, "run", "udev", "data", "c" + chr))
+
+
 def test_hotplug():
     print("a udev event (a fake tree's database file) rescans")
     from gi.repository import Gio, GLib
@@ -265,7 +285,11 @@ def test_hotplug():
         data = os.path.join(root, "run", "udev", "data")
         os.makedirs(data)
         conf = sane_config(tmp, [])
-        daemon_env(tmp, conf)
+        lib = os.path.join(tmp, "lib")
+        os.mkdir(lib, 0o755)
+        shutil.copy(USB_BACKEND, os.path.join(lib, "libsane-tinctusb.so.1"))
+        os.chmod(os.path.join(lib, "libsane-tinctusb.so.1"), 0o755)
+        daemon_env(tmp, conf, lib)
         # The harness passes --no-udev; a fake tree's hotplug needs it gone (as test-udev.c does).
         wrapper = os.path.join(tmp, "tinctd")
         with open(wrapper, "w") as f:
@@ -298,8 +322,29 @@ def test_hotplug():
             check(added and b.device("sane-frontend-tester") == added[0],
                   "DeviceAdded for the SANE device after the event: %s" % added)
             conn.close_sync(None)
+
+            # A USB scanner both udev and SANE see: one device, udev's.
+            usb = "/sys/devices/pci0000:00/0000:00:14.0/usb3/3-1"
+            fake_usb_device(root, usb, "189:262", {"busnum": "3", "devnum": "7", "bDeviceClass": "00"},
+                            ["ID_VENDOR=Epson", "ID_MODEL=Perfection_V39", "libsane_matched=yes"])
+            sane_config(tmp, ["tinctusb"])
+            rescan(env)
+            check(b.scanners() == ["sysfs-Epson-Perfection_V39"],
+                  "a USB scanner udev and SANE both see is udev's device only: %s" % b.scanners())
+            # udev's gone (another bus address now): SANE's device is made.
+            with open(os.path.join(root + usb, "devnum"), "w") as f:
+                f.write("8\n")
+            rescan(env)
+            check(b.scanners() == ["sane-Perfection_V39", "sysfs-Epson-Perfection_V39"],
+                  "at another address it is SANE's too: %s" % b.scanners())
+            p = b.props(b.device("sane-Perfection_V39"))
+            check((str(p["Vendor"]), str(p["Model"]), str(p["Serial"])) ==
+                  ("Epson", "Perfection V39", "tinctusb:libusb:003:007"),
+                  "the SANE device's Vendor, Model (with spaces), Serial: %s" %
+                  [str(p[k]) for k in ("Vendor", "Model", "Serial")])
     finally:
         os.environ["TINCTD"] = tinctd
+        os.environ.pop("LD_LIBRARY_PATH", None)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
