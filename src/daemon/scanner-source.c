@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include "log.h"
 #include "sane-names.h"
 #include "scanner-wire.h"
+#include "spawn-util.h"
 #include "strv.h"
 
 #define OUTPUT_MAX (1024 * 1024)
@@ -410,7 +410,6 @@ static int helper_spawn(ScannerSource *s) {
         int out[2] = { -1, -1 };
         posix_spawn_file_actions_t actions;
         posix_spawnattr_t attr;
-        sigset_t none, defaults;
         char timeout_arg[32];
         uint64_t http_ms = m->config.sane_timeout_usec / 3000;
         int r;
@@ -424,16 +423,7 @@ static int helper_spawn(ScannerSource *s) {
                 return -ENOMEM;
         if (pipe2(out, O_CLOEXEC) < 0)
                 return -errno;
-        /* The daemon blocks SIGTERM and ignores SIGPIPE; the helper must not inherit either. */
-        sigemptyset(&none);
-        sigemptyset(&defaults);
-        sigaddset(&defaults, SIGPIPE);
-        sigaddset(&defaults, SIGTERM);
-        sigaddset(&defaults, SIGINT);
-        posix_spawnattr_init(&attr);
-        posix_spawnattr_setsigmask(&attr, &none);
-        posix_spawnattr_setsigdefault(&attr, &defaults);
-        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+        spawn_attr_init_default_signals(&attr);
         posix_spawn_file_actions_init(&actions);
         posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
         posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);

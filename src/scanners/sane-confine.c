@@ -16,14 +16,6 @@
 /* Backends and libusb, and sane-airscan's threads: generous, still a bound. */
 #define SANE_MEMORY_LIMIT (2048ull * 1024 * 1024)
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-
 static int become_nobody(void) {
         if (geteuid() != 0)
                 return 0; /* the daemon's own user already (the shipped unit) */
