@@ -19,6 +19,9 @@ packages+=(libx11-dev libxrandr-dev xvfb x11-utils)
 # argyll: tests/cli/test-profile-build.py compares tinct profile-build with colprof
 # (targen, fakeread, colprof, profcheck).
 packages+=(argyll)
+# Scanners (docs/scanners.md): libsane to build tinct-sane-list; sane-airscan for network
+# (eSCL) scanners and their test (tests/scan), beside SANE's own test backend (libsane1).
+packages+=(libsane-dev sane-airscan)
 
 missing=()
 for p in "${packages[@]}"; do

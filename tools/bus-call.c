@@ -122,11 +122,15 @@ int bus_new_method_call(sd_bus *bus, const char *path, const char *iface, const 
 }
 
 int bus_call_message(sd_bus *bus, sd_bus_message *m, sd_bus_message **ret_reply) {
+        return bus_call_message_timeout(bus, m, 0, ret_reply);
+}
+
+int bus_call_message_timeout(sd_bus *bus, sd_bus_message *m, uint64_t usec, sd_bus_message **ret_reply) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
         int r;
 
-        r = sd_bus_call(bus, m, 0, &error, &reply);
+        r = sd_bus_call(bus, m, usec, &error, &reply);
         if (r < 0)
                 return report_call_error(sd_bus_message_get_member(m), &error, r);
         if (ret_reply)

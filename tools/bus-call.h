@@ -33,6 +33,8 @@ int bus_call(sd_bus *bus, const char *path, const char *iface, const char *membe
              sd_bus_message **ret_reply, const char *types, ...);
 /* The same with a prepared message (for arguments such as string arrays). */
 int bus_call_message(sd_bus *bus, sd_bus_message *m, sd_bus_message **ret_reply);
+/* The same with a reply timeout other than sd-bus's 25 s (0: that default). */
+int bus_call_message_timeout(sd_bus *bus, sd_bus_message *m, uint64_t usec, sd_bus_message **ret_reply);
 int bus_new_method_call(sd_bus *bus, const char *path, const char *iface, const char *member,
                         sd_bus_message **ret);
 /* Logs a reply that does not have the expected shape, or a message that could not be

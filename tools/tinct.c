@@ -86,6 +86,13 @@ static const Verb verbs[] = {
           "Shows the daemon's version and system identity, and how many devices,\n"
           "profiles and sensors it has (devices as GetDevices shows them to you).",
           .run = verb_status },
+        { "rescan-scanners", "", 0, 0, VERB_BUS, 0, 0,
+          "List SANE's scanners again and wait for it",
+          "Has the daemon list SANE's scanners again (local and sane-airscan's\n"
+          "network scanners) and returns when that is done. Scanners that did not\n"
+          "answer are reported; the exit status is still 0. Exit 1 when the listing\n"
+          "itself failed (the devices are then kept as they were).",
+          .run = verb_rescan_scanners },
         { "get-devices", "", 0, 0, VERB_BUS, CLI_OPT_JSON, 0,
           "List the devices",
           "Lists every device with its properties.",

@@ -38,6 +38,7 @@ int verb_delete_profile(Invocation *inv);              /* verb-bus.c */
 int verb_profile_set_property(Invocation *inv);        /* verb-bus.c */
 int verb_profile_install_system_wide(Invocation *inv); /* verb-bus.c */
 int verb_status(Invocation *inv);                      /* verb-bus.c */
+int verb_rescan_scanners(Invocation *inv);             /* verb-scanners.c */
 int verb_device_add_profile(Invocation *inv);          /* verb-bus-device.c */
 int verb_device_make_profile_default(Invocation *inv); /* verb-bus-device.c */
 int verb_device_remove_profile(Invocation *inv);       /* verb-bus-device.c */

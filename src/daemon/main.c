@@ -28,6 +28,8 @@ static const char *const default_profile_dirs[] = {
 #define DEFAULT_COLORD_DIR "/var/lib/colord"
 /* Generous: the biggest valid profiles (32 MiB, ICC_MAX_FILE_SIZE) parse in well under a second. */
 #define DEFAULT_PARSE_TIMEOUT_SEC 10.0
+/* SANE backends probe USB and the network; a listing that takes longer has a hung backend. */
+#define DEFAULT_SANE_TIMEOUT_SEC 60.0
 #define BACKUP_INTERVAL_USEC (3600ULL * 1000000ULL)
 
 /* What main.c keeps beside the registry: the command line's one-shot parts. Lives on run()'s
@@ -51,7 +53,10 @@ static void help(void) {
                "  --state-dir DIR        database and installed profiles (default %s)\n"
                "  --profile-dir DIR      watched ICC directory; repeatable, replaces the defaults\n"
                "  --sysfs-root DIR       read devices and DMI from this sysfs tree (tests)\n"
-               "  --no-udev              no device discovery\n"
+               "  --no-udev              no device discovery (udev, displays, SANE)\n"
+               "  --sane-discovery       list SANE's scanners despite --no-udev/--sysfs-root\n"
+               "  --sane-test-devices    include SANE's test devices (vendor Noname)\n"
+               "  --sane-timeout SEC     kill a SANE listing that takes longer (default %g)\n"
                "  --create-dummy-sensor  add the dummy colour sensor\n"
                "  --dummy-sensor-display FILE.icc\n"
                "                         the dummy sensor measures a virtual display whose\n"
@@ -64,25 +69,37 @@ static void help(void) {
                "  --ready-fd FD          write READY=1 to FD once the bus name is owned\n"
                "  -v, --verbose          debug logging\n"
                "  --version              print the version\n"
-               "  -h, --help             this text\n", DEFAULT_STATE_DIR, DEFAULT_PARSE_TIMEOUT_SEC,
-               DEFAULT_COLORD_DIR);
+               "  -h, --help             this text\n", DEFAULT_STATE_DIR, DEFAULT_SANE_TIMEOUT_SEC,
+               DEFAULT_PARSE_TIMEOUT_SEC, DEFAULT_COLORD_DIR);
 }
 
-/* tinct-parse sits beside tinctd, installed (libexecdir) and in the build tree alike. */
-static char *default_parse_helper(const char *argv0) {
+/* tinct-parse and tinct-sane-list sit beside tinctd, installed (libexecdir) and in the
+ * build tree alike. */
+static char *default_helper(const char *argv0, const char *name) {
         const char *slash = strrchr(argv0, '/');
         char *path = NULL;
-        if (slash && asprintf(&path, "%.*s/tinct-parse", (int) (slash - argv0), argv0) >= 0 &&
-            access(path, X_OK) == 0)
+        if (slash && asprintf(&path, "%.*s/%s", (int) (slash - argv0), argv0, name) >= 0 && access(path, X_OK) == 0)
                 return path;
         free(path);
-        return strdup(TINCT_LIBEXECDIR "/tinct-parse");
+        return asprintf(&path, "%s/%s", TINCT_LIBEXECDIR, name) < 0 ? NULL : path;
+}
+
+static int parse_seconds(const char *option, const char *arg, uint64_t *ret_usec) {
+        char *end;
+        double s = strtod(arg, &end);
+        if (*end || s <= 0 || s > 3600) {
+                log_error("Invalid %s: %s", option, arg);
+                return -EINVAL;
+        }
+        *ret_usec = (uint64_t) (s * 1e6);
+        return 0;
 }
 
 static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
         enum { ARG_STATE_DIR = 0x100, ARG_PROFILE_DIR, ARG_SYSFS_ROOT, ARG_NO_UDEV, ARG_DUMMY,
                ARG_POLKIT_TIMEOUT, ARG_READY_FD, ARG_VERSION, ARG_IMPORT_COLORD, ARG_PARSE_HELPER,
-               ARG_PARSE_TIMEOUT, ARG_DUMMY_DISPLAY };
+               ARG_PARSE_TIMEOUT, ARG_DUMMY_DISPLAY, ARG_SANE_DISCOVERY, ARG_SANE_TEST_DEVICES,
+               ARG_SANE_TIMEOUT };
         static const struct option options[] = {
                 { "state-dir", required_argument, NULL, ARG_STATE_DIR },
                 { "profile-dir", required_argument, NULL, ARG_PROFILE_DIR },
@@ -95,16 +112,21 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
                 { "import-colord", required_argument, NULL, ARG_IMPORT_COLORD },
                 { "parse-helper", required_argument, NULL, ARG_PARSE_HELPER },
                 { "parse-timeout", required_argument, NULL, ARG_PARSE_TIMEOUT },
+                { "sane-discovery", no_argument, NULL, ARG_SANE_DISCOVERY },
+                { "sane-test-devices", no_argument, NULL, ARG_SANE_TEST_DEVICES },
+                { "sane-timeout", required_argument, NULL, ARG_SANE_TIMEOUT },
                 { "verbose", no_argument, NULL, 'v' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 { "help", no_argument, NULL, 'h' },
                 {}
         };
-        int c;
+        int c, r;
         char *end;
+        bool sane_discovery = false;
 
         cfg->polkit_timeout_usec = 20 * 1000000ULL;
         cfg->parse_timeout_usec = (uint64_t) (DEFAULT_PARSE_TIMEOUT_SEC * 1e6);
+        cfg->sane_timeout_usec = (uint64_t) (DEFAULT_SANE_TIMEOUT_SEC * 1e6);
         while ((c = getopt_long(argc, argv, "vh", options, NULL)) >= 0)
                 switch (c) {
                 case ARG_STATE_DIR:
@@ -130,28 +152,28 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
                                 return log_oom();
                         cfg->create_dummy_sensor = true;
                         break;
-                case ARG_POLKIT_TIMEOUT: {
-                        double s = strtod(optarg, &end);
-                        if (*end || s <= 0 || s > 3600) {
-                                log_error("Invalid --polkit-timeout: %s", optarg);
-                                return -EINVAL;
-                        }
-                        cfg->polkit_timeout_usec = (uint64_t) (s * 1e6);
+                case ARG_POLKIT_TIMEOUT:
+                        if ((r = parse_seconds("--polkit-timeout", optarg, &cfg->polkit_timeout_usec)) < 0)
+                                return r;
                         break;
-                }
                 case ARG_PARSE_HELPER:
                         if (free_and_strdup(&cfg->parse_helper, optarg) < 0)
                                 return log_oom();
                         break;
-                case ARG_PARSE_TIMEOUT: {
-                        double s = strtod(optarg, &end);
-                        if (*end || s <= 0 || s > 3600) {
-                                log_error("Invalid --parse-timeout: %s", optarg);
-                                return -EINVAL;
-                        }
-                        cfg->parse_timeout_usec = (uint64_t) (s * 1e6);
+                case ARG_PARSE_TIMEOUT:
+                        if ((r = parse_seconds("--parse-timeout", optarg, &cfg->parse_timeout_usec)) < 0)
+                                return r;
                         break;
-                }
+                case ARG_SANE_DISCOVERY:
+                        sane_discovery = true;
+                        break;
+                case ARG_SANE_TEST_DEVICES:
+                        cfg->sane_test_devices = true;
+                        break;
+                case ARG_SANE_TIMEOUT:
+                        if ((r = parse_seconds("--sane-timeout", optarg, &cfg->sane_timeout_usec)) < 0)
+                                return r;
+                        break;
                 case ARG_READY_FD:
                         d->ready_fd = (int) strtol(optarg, &end, 10);
                         if (*end || d->ready_fd < 0) {
@@ -197,8 +219,16 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
                         return log_oom();
         }
         if (!cfg->parse_helper) {
-                cfg->parse_helper = default_parse_helper(argv[0]);
+                cfg->parse_helper = default_helper(argv[0], "tinct-parse");
                 if (!cfg->parse_helper)
+                        return log_oom();
+        }
+        /* SANE finds this machine's scanners: a discovery like udev's, off with it and with
+         * a fake tree (tests), unless asked for. */
+        cfg->sane_discovery = sane_discovery || (!cfg->no_udev && !cfg->sysfs_root);
+        if (cfg->sane_discovery) {
+                cfg->sane_helper = default_helper(argv[0], "tinct-sane-list");
+                if (!cfg->sane_helper)
                         return log_oom();
         }
         /* Profiles installed system-wide land in STATE_DIR/icc; always watch it. */

@@ -26,6 +26,7 @@
 #include "profile.h"
 #include "sensor.h"
 #include "time-util.h"
+#include "scanner-source.h"
 #include "udev.h"
 
 typedef struct OwnerSuffix {
@@ -126,6 +127,7 @@ void manager_config_done(ManagerConfig *c) {
         c->sysfs_root = mfree(c->sysfs_root);
         c->dummy_sensor_display = mfree(c->dummy_sensor_display);
         c->parse_helper = mfree(c->parse_helper);
+        c->sane_helper = mfree(c->sane_helper);
 }
 
 Manager *manager_free(Manager *m) {
@@ -162,6 +164,7 @@ Manager *manager_free(Manager *m) {
         profile_watch_free(m->profile_watch);
         display_watch_free(m->display_watch);
         udev_watch_free(m->udev_watch);
+        scanner_source_free(m->scanner_source);
         hashmap_free(m->devices_by_path);
         chain_index_done(&m->devices_by_id);
         hashmap_free(m->profiles_by_path);
@@ -394,6 +397,7 @@ void manager_remove_device(Manager *m, Device *d) {
         manager_emit_path_signal(m, "DeviceRemoved", d->path);
         display_device_removed(m, d);
         udev_device_removed(m, d);
+        scanner_device_removed(m, d);
         device_free(d);
 }
 

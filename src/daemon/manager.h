@@ -37,6 +37,10 @@ typedef struct ManagerConfig {
         uint64_t polkit_timeout_usec;
         char *parse_helper;             /* tinct-parse (docs/sandbox.md) */
         uint64_t parse_timeout_usec;
+        bool sane_discovery;            /* scanner-source.h: on unless --no-udev or --sysfs-root */
+        bool sane_test_devices;         /* SANE's vendor-Noname devices too */
+        char *sane_helper;              /* tinct-sane-list */
+        uint64_t sane_timeout_usec;
 } ManagerConfig;
 
 typedef struct Manager {
@@ -72,6 +76,7 @@ typedef struct Manager {
         struct ProfileWatch *profile_watch;
         struct DisplayWatch *display_watch; /* display.c; NULL with --no-udev */
         struct UdevWatch *udev_watch;       /* udev.c: scanners, cameras, sensors; NULL with --no-udev */
+        struct ScannerSource *scanner_source; /* scanner-source.c: SANE's scanners; NULL when off */
 
         char *system_vendor;
         char *system_model;

@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 
 #include "bus-errors.h"
 #include "log.h"
+#include "spawn-util.h"
 #include "spotread-parse.h"
 #include "strv.h"
 
@@ -95,7 +95,6 @@ static int spawn(Spotread *sr, char **argv) {
         int in[2] = { -1, -1 }, out[2] = { -1, -1 };
         posix_spawn_file_actions_t actions;
         posix_spawnattr_t attr;
-        sigset_t none, defaults;
         _cleanup_strv_free_ char **env = strv_copy(environ);
         int r;
 
@@ -109,16 +108,7 @@ static int spawn(Spotread *sr, char **argv) {
                 closep(&in[1]);
                 return r;
         }
-        /* The daemon blocks SIGTERM and ignores SIGPIPE; spotread must not inherit either. */
-        sigemptyset(&none);
-        sigemptyset(&defaults);
-        sigaddset(&defaults, SIGPIPE);
-        sigaddset(&defaults, SIGTERM);
-        sigaddset(&defaults, SIGINT);
-        posix_spawnattr_init(&attr);
-        posix_spawnattr_setsigmask(&attr, &none);
-        posix_spawnattr_setsigdefault(&attr, &defaults);
-        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+        spawn_attr_init_default_signals(&attr);
         posix_spawn_file_actions_init(&actions);
         posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
         posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);

@@ -18,6 +18,7 @@
 #include "profile.h"
 #include "sensor-sim.h"
 #include "sensor.h"
+#include "scanner-source.h"
 #include "udev.h"
 #include "utf8.h"
 
@@ -152,6 +153,7 @@ int manager_startup(Manager *m) {
         restore_disk_devices(m);
         (void) display_discovery_start(m); /* after disk devices: a stored id wins its path */
         (void) udev_discovery_start(m);
+        (void) scanner_source_start(m); /* after udev: a USB scanner udev found keeps its device */
         /* After the coldplug, as colord: a plugged-in sensor gets its id first. */
         if (m->config.create_dummy_sensor) {
                 Sensor *s;

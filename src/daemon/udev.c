@@ -10,6 +10,7 @@
 
 #include "device.h"
 #include "log.h"
+#include "scanner-source.h"
 #include "sensor.h"
 #include "udev-match.h"
 #include "udev-source.h"
@@ -173,6 +174,11 @@ static void device_gone(UdevWatch *w, UdevEntry *e) {
 
 static void on_udev_event(UdevAction action, const UdevInfo *i, void *userdata) {
         UdevWatch *w = userdata;
+        /* SANE's scanners hang off usb and scsi: any add or remove may be one (scanner-source.h). */
+        if (action == UDEV_ACTION_ADD || action == UDEV_ACTION_REMOVE)
+                scanner_source_hotplug(w->manager);
+        if (streq_ptr(i->subsystem, "scsi"))
+                return; /* only SANE's */
         if (action == UDEV_ACTION_ADD)
                 device_added(w, i);
         else if (action == UDEV_ACTION_REMOVE) {
@@ -183,7 +189,7 @@ static void on_udev_event(UdevAction action, const UdevInfo *i, void *userdata) 
 }
 
 int udev_discovery_start(Manager *m) {
-        static char *const subsystems[] = { (char *) "usb", (char *) "video4linux", NULL };
+        static char *const subsystems[] = { (char *) "usb", (char *) "video4linux", (char *) "scsi", NULL };
         if (m->config.no_udev) {
                 log_debug("udev discovery disabled (--no-udev)");
                 return 0;

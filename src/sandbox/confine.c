@@ -22,14 +22,6 @@
 /* Address space for one parse: a 32 MiB request (ICC_MAX_FILE_SIZE), lcms2's copy and its tables fit well. */
 #define PARSER_MEMORY_LIMIT (1024ull * 1024 * 1024)
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-
 static int drop_user(void) {
         if (geteuid() != 0)
                 return 0;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "spawn-util.h"
 #include "strv.h"
 
 extern char **environ;
@@ -122,16 +123,9 @@ static int spawn_process(Parser *p, int *ret_fd, pid_t *ret_pid, char **ret_erro
 
         posix_spawn_file_actions_t fa;
         posix_spawnattr_t attr;
-        sigset_t none, all;
-        sigemptyset(&none);
-        sigfillset(&all);
         posix_spawn_file_actions_init(&fa);
-        posix_spawnattr_init(&attr);
-        /* The daemon's event loop blocks signals; the parser must die of SIGKILL and SIGSYS
-         * alike, and must not inherit our handlers' dispositions. */
-        posix_spawnattr_setsigmask(&attr, &none);
-        posix_spawnattr_setsigdefault(&attr, &all);
-        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+        /* The parser must die of SIGKILL and SIGSYS alike, whatever the daemon blocks. */
+        spawn_attr_init_default_signals(&attr);
         posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
         posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
         posix_spawn_file_actions_adddup2(&fa, sv[1], PARSER_FD);

@@ -10,3 +10,7 @@
 #define CM_DEVICE_IFACE CM_IFACE ".Device"
 #define CM_PROFILE_IFACE CM_IFACE ".Profile"
 #define CM_SENSOR_IFACE CM_IFACE ".Sensor"
+
+/* tinct's own: rescanning scanners on demand (docs/scanners.md), beside colord's API. */
+#define TINCT_SCANNERS_PATH "/org/tinct/Scanners"
+#define TINCT_SCANNERS_IFACE "org.tinct.Scanners1"

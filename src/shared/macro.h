@@ -18,6 +18,16 @@
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
+/* Built with AddressSanitizer (gcc says so with __SANITIZE_ADDRESS__, clang with
+ * __has_feature): it reserves terabytes of shadow address space, so no RLIMIT_AS then. */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
 /* Take ownership of a pointer: returns it and sets the variable to NULL. */
 #define TAKE_PTR(p)                          \
         ({                                   \

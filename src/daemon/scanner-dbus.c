@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* org.tinct.Scanners1 on /org/tinct/Scanners (docs/scanners.md): Rescan, answered when a
+ * rescan that started after the call has finished. Not on colord's interfaces, whose
+ * introspection clients compare. Anyone may call it: it changes nobody's choices and
+ * concurrent callers share one helper run. */
+#include <errno.h>
+
+#include "bus-errors.h"
+#include "log.h"
+#include "scanner-source.h"
+
+static void rescan_done(const ScanResult *result, void *userdata) {
+        sd_bus_message *call = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+        if (!result) {
+                sd_bus_message_unref(call); /* the daemon is exiting */
+                return;
+        }
+        if (result->error < 0) {
+                _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+                bus_error_set(&error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "%s", result->message);
+                r = sd_bus_reply_method_error(call, &error);
+        } else {
+                r = sd_bus_message_new_method_return(call, &reply);
+                if (r >= 0)
+                        r = sd_bus_message_append(reply, "u", result->n_scanners);
+                if (r >= 0)
+                        r = sd_bus_message_open_container(reply, 'a', "(ss)");
+                for (char **p = result->unanswered; r >= 0 && p && p[0] && p[1]; p += 2)
+                        r = sd_bus_message_append(reply, "(ss)", p[0], p[1]);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(reply);
+                if (r >= 0)
+                        r = sd_bus_send(NULL, reply, NULL);
+        }
+        if (r < 0)
+                log_debug_errno(r, "Scanners: cannot answer Rescan: %m");
+        sd_bus_message_unref(call);
+}
+
+static int method_rescan(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        int r = scanner_source_rescan(m, rescan_done, msg);
+        if (r == -EBUSY)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "too many rescans waiting");
+        if (r < 0)
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "cannot rescan: %s", strerror(-r));
+        sd_bus_message_ref(msg);
+        return 1;
+}
+
+static const sd_bus_vtable scanners_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_METHOD_WITH_ARGS("Rescan", SD_BUS_NO_ARGS,
+                                SD_BUS_RESULT("u", scanners, "a(ss)", unanswered),
+                                method_rescan, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_VTABLE_END,
+};
+
+int scanner_dbus_register(Manager *m, sd_bus_slot **ret_slot) {
+        return sd_bus_add_object_vtable(m->bus, ret_slot, TINCT_SCANNERS_PATH, TINCT_SCANNERS_IFACE, scanners_vtable, m);
+}

@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SANE scanners through the helper (see scanner-source.h). One helper runs at a time;
+ * callers who ask while it runs wait for the next one. */
+#include "scanner-source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "debounce.h"
+#include "device.h"
+#include "escl-id.h"
+#include "fileio.h"
+#include "log.h"
+#include "sane-names.h"
+#include "scanner-wire.h"
+#include "spawn-util.h"
+#include "strv.h"
+
+#define OUTPUT_MAX (1024 * 1024)
+#define WAITERS_MAX 64
+#define HOTPLUG_DELAY_USEC (500 * 1000ULL) /* a plugged scanner's interfaces come in a burst */
+#define HTTP_TIMEOUT_MAX_MS 5000
+
+extern char **environ;
+
+typedef struct Waiter {
+        uint64_t generation; /* done once this rescan has finished */
+        ScanDone done;
+        void *userdata;
+} Waiter;
+
+struct ScannerSource {
+        Manager *manager;
+        Hashmap *devices;        /* id → Device we made */
+        Debounce *hotplug;
+        sd_bus_slot *slot;
+
+        uint64_t started;        /* rescans started so far; the running one's number */
+        bool again;              /* someone needs a rescan after the running one */
+        pid_t pid;
+        int out_fd;
+        sd_event_source *io, *timeout;
+        char *out;
+        size_t out_len;
+
+        Waiter waiters[WAITERS_MAX];
+        size_t n_waiters;
+};
+
+/* What one listing asks for. */
+typedef struct Wanted {
+        char *id, *vendor, *model, *serial;
+} Wanted;
+
+static void wanted_free_all(Wanted *w, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                free(w[i].id);
+                free(w[i].vendor);
+                free(w[i].model);
+                free(w[i].serial);
+        }
+        free(w);
+}
+
+static void helper_stop(ScannerSource *s) {
+        s->io = sd_event_source_disable_unref(s->io);
+        s->timeout = sd_event_source_disable_unref(s->timeout);
+        closep(&s->out_fd);
+        s->out_fd = -1;
+        if (s->pid > 0) {
+                /* SIGKILL: a backend stuck in USB I/O would not look at SIGTERM soon. Its
+                 * output is complete or not wanted any more. */
+                (void) kill(s->pid, SIGKILL);
+                while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
+                        ;
+                s->pid = 0;
+        }
+        free(s->out);
+        s->out = NULL;
+        s->out_len = 0;
+}
+
+ScannerSource *scanner_source_free(ScannerSource *s) {
+        if (!s)
+                return NULL;
+        helper_stop(s);
+        /* Waiters get no answer: the daemon is going, and their bus with it. */
+        for (size_t i = 0; i < s->n_waiters; i++)
+                s->waiters[i].done(NULL, s->waiters[i].userdata);
+        hashmap_free(s->devices); /* the manager frees the devices */
+        debounce_free(s->hotplug);
+        sd_bus_slot_unref(s->slot);
+        free(s);
+        return NULL;
+}
+
+void scanner_device_removed(Manager *m, Device *d) {
+        ScannerSource *s = m->scanner_source;
+        if (s)
+                hashmap_remove_value(s->devices, d->id, d);
+}
+
+/* ---- applying a listing -------------------------------------------------------------- */
+
+/* A USB scanner udev already made a device of (udev.c: Serial is its sysfs path). */
+static bool udev_has_usb_scanner(Manager *m, unsigned bus, unsigned dev) {
+        Device *d;
+        LIST_FOREACH(&m->devices, d, Device, link) {
+                if (d->owner != 0 || !streq_ptr(d->kind, "scanner") || strncmp(d->id, "sysfs", 5) != 0 || !d->serial)
+                        continue;
+                unsigned nums[2];
+                const char *attrs[2] = { "busnum", "devnum" };
+                bool ok = true;
+                for (size_t i = 0; i < 2 && ok; i++) {
+                        _cleanup_free_ char *path = NULL;
+                        _cleanup_free_ uint8_t *text = NULL;
+                        size_t len;
+                        ok = asprintf(&path, "%s%s/%s", strempty(m->config.sysfs_root), d->serial, attrs[i]) >= 0 &&
+                             read_file_capped(path, 64, 0, &text, &len, NULL) >= 0 &&
+                             sscanf((const char *) text, "%u", &nums[i]) == 1;
+                }
+                if (ok && nums[0] == bus && nums[1] == dev)
+                        return true;
+        }
+        return false;
+}
+
+static int want(Wanted **w, size_t *n, const char *id, const char *vendor, const char *model, const char *serial) {
+        for (size_t i = 0; i < *n; i++)
+                if (streq((*w)[i].id, id)) {
+                        /* colord's ids name the model: two scanners of one model share one. */
+                        log_notice("Scanner %s: another scanner already has the id %s; not added", serial, id);
+                        return 0;
+                }
+        Wanted *a = realloc(*w, (*n + 1) * sizeof **w);
+        if (!a)
+                return -ENOMEM;
+        *w = a;
+        a[*n] = (Wanted) { strdup(id), strdup(vendor), strdup(model), strdup(serial) };
+        if (!a[*n].id || !a[*n].vendor || !a[*n].model || !a[*n].serial) {
+                wanted_free_all(a + *n, 1);
+                return -ENOMEM; /* *w keeps its n entries; the freed slot is not counted */
+        }
+        (*n)++;
+        return 0;
+}
+
+static int want_sane(ScannerSource *s, const ScannerRecord *rec, Wanted **w, size_t *n) {
+        Manager *m = s->manager;
+        const char *name = rec->field[0], *vendor = rec->field[1], *model = rec->field[2];
+        _cleanup_free_ char *id = NULL, *model_name = NULL;
+        unsigned bus, dev;
+        int r;
+        if (sane_vendor_is_test(vendor) && !m->config.sane_test_devices) {
+                log_debug("SANE: %s is a test device (vendor %s), skipped as colord does", name, vendor);
+                return 0;
+        }
+        if (*model == 0) {
+                log_notice("SANE: %s has no model name, so no id; skipped", name);
+                return 0;
+        }
+        if (sane_usb_address(name, &bus, &dev) && udev_has_usb_scanner(m, bus, dev)) {
+                log_debug("SANE: %s is a USB scanner udev already gave a device; that one is kept", name);
+                return 0;
+        }
+        if ((r = sane_device_id(model, &id)) < 0 || (r = sane_model_name(model, &model_name)) < 0)
+                return r;
+        return want(w, n, id, vendor, model_name, name);
+}
+
+static int want_escl(const ScannerRecord *rec, Wanted **w, size_t *n) {
+        const char *name = rec->field[0], *uuid = rec->field[1], *url = rec->field[2], *make = rec->field[3];
+        _cleanup_free_ char *id = NULL, *vendor = NULL;
+        int r = escl_device_id(uuid, &id);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                log_notice("SANE: %s (%s): the helper gave a UUID that is not one; skipped", name, url);
+                return 0;
+        }
+        /* MakeAndModel starts with the maker's name (eSCL's pwg:MakeAndModel). */
+        const char *model = *make ? make : name;
+        if (!(vendor = strndup(model, strcspn(model, " "))))
+                return -ENOMEM;
+        return want(w, n, id, vendor, model, url);
+}
+
+static bool same_device(const Device *d, const Wanted *w) {
+        return streq_ptr(d->vendor, w->vendor) && streq_ptr(d->model, w->model) && streq_ptr(d->serial, w->serial);
+}
+
+static int add_device(ScannerSource *s, const Wanted *w) {
+        Manager *m = s->manager;
+        _cleanup_(device_freep) Device *d = NULL;
+        _cleanup_free_ char *path = manager_object_path(m, DEVICE_PATH_PREFIX, w->id, 0);
+        int r;
+        if (!path)
+                return -ENOMEM;
+        Device *other = manager_find_device_by_path(m, path);
+        if (other) {
+                log_notice("Scanner %s: device %s already exists (scope %s), not adding it", w->serial, w->id,
+                           scope_to_string(other->scope));
+                return 0;
+        }
+        if ((r = device_new(m, w->id, 0, SCOPE_NORMAL, &d)) < 0)
+                return r;
+        /* Kind first: the model clean-up depends on it. */
+        if ((r = device_set_property(d, "Kind", "scanner", NULL)) < 0 ||
+            (r = device_set_property(d, "Mode", "physical", NULL)) < 0 ||
+            (r = device_set_property(d, "Colorspace", "rgb", NULL)) < 0 ||
+            (r = device_set_property(d, "Vendor", w->vendor, NULL)) < 0 ||
+            (r = device_set_property(d, "Model", w->model, NULL)) < 0 ||
+            (r = device_set_property(d, "Serial", w->serial, NULL)) < 0 ||
+            /* What a scan application's qualifier names, as a printer's Format does (docs/scanners.md). */
+            (r = device_set_property(d, "Format", "Source.ColorMode.Resolution", NULL)) < 0)
+                return r;
+        bool enabled;
+        if (m->store && store_device_get_enabled(m->store, w->id, &enabled) >= 0)
+                d->enabled = enabled;
+        if ((r = hashmap_put(s->devices, d->id, d)) < 0)
+                return r;
+        if ((r = manager_add_device(m, d)) < 0) {
+                hashmap_remove_value(s->devices, d->id, d);
+                return r;
+        }
+        log_info("Scanner %s: %s", w->serial, w->id);
+        TAKE_PTR(d);
+        return 0;
+}
+
+static void apply(ScannerSource *s, const Wanted *w, size_t n) {
+        Manager *m = s->manager;
+        /* Gone or changed first, so that a changed one is made again below. */
+        for (;;) {
+                void *it = NULL, *v;
+                Device *gone = NULL;
+                while (!gone && hashmap_iterate(s->devices, &it, NULL, &v)) {
+                        size_t i = 0;
+                        while (i < n && !streq(w[i].id, ((Device *) v)->id))
+                                i++;
+                        if (i == n || !same_device(v, &w[i]))
+                                gone = v;
+                }
+                if (!gone)
+                        break;
+                log_info("Scanner %s: %s removed", strempty(gone->serial), gone->id);
+                manager_remove_device(m, gone); /* scanner_device_removed() forgets it */
+        }
+        for (size_t i = 0; i < n; i++) {
+                if (hashmap_get(s->devices, w[i].id))
+                        continue;
+                int r = add_device(s, &w[i]);
+                if (r < 0)
+                        log_warning_errno(r, "Scanner %s: cannot add %s: %m", w[i].serial, w[i].id);
+        }
+}
+
+/* Reads the helper's complete output; 0 with the scanners that did not answer, or
+ * -EBADMSG when it never said "end" (the caller keeps the devices as they are). */
+static int read_listing(ScannerSource *s, char ***ret_unanswered) {
+        _cleanup_strv_free_ char **unanswered = NULL;
+        Wanted *w = NULL;
+        size_t n = 0;
+        bool end = false;
+        int r = 0;
+        for (char *line = s->out, *next; line && line < s->out + s->out_len && r >= 0; line = next) {
+                next = memchr(line, '\n', (size_t) (s->out + s->out_len - line));
+                if (!next)
+                        break; /* a last line without its newline: cut off */
+                *next++ = 0;
+                ScannerRecord rec;
+                if (end || scanner_wire_parse_line(line, &rec) < 0) {
+                        r = -EBADMSG;
+                        break;
+                }
+                switch (rec.kind) {
+                case SCANNER_RECORD_SANE:
+                        r = want_sane(s, &rec, &w, &n);
+                        break;
+                case SCANNER_RECORD_ESCL:
+                        r = want_escl(&rec, &w, &n);
+                        break;
+                case SCANNER_RECORD_ESCL_ERROR:
+                        log_notice("Scanner %s (%s) does not answer: %s", rec.field[0], rec.field[1], rec.field[2]);
+                        if (strv_extend(&unanswered, rec.field[0]) < 0 || strv_extend(&unanswered, rec.field[2]) < 0)
+                                r = -ENOMEM;
+                        break;
+                case SCANNER_RECORD_END:
+                        end = true;
+                        break;
+                }
+        }
+        if (r >= 0 && !end)
+                r = -EBADMSG;
+        if (r >= 0) {
+                apply(s, w, n);
+                *ret_unanswered = TAKE_PTR(unanswered);
+        }
+        wanted_free_all(w, n);
+        return r;
+}
+
+/* ---- running the helper -------------------------------------------------------------- */
+
+static int helper_spawn(ScannerSource *s);
+
+static void finish(ScannerSource *s, int error, const char *message, char **unanswered) {
+        ScanResult result = {
+                .error = error,
+                .message = message,
+                .n_scanners = (unsigned) hashmap_size(s->devices),
+                .unanswered = unanswered,
+        };
+        uint64_t done = s->started;
+        helper_stop(s);
+        /* Callers may add waiters from done(); take the finished ones out first. */
+        Waiter finished[WAITERS_MAX];
+        size_t n_finished = 0, kept = 0;
+        for (size_t i = 0; i < s->n_waiters; i++)
+                if (s->waiters[i].generation <= done)
+                        finished[n_finished++] = s->waiters[i];
+                else
+                        s->waiters[kept++] = s->waiters[i];
+        s->n_waiters = kept;
+        for (size_t i = 0; i < n_finished; i++)
+                finished[i].done(&result, finished[i].userdata);
+        if (s->again) {
+                s->again = false;
+                int r = helper_spawn(s);
+                if (r < 0)
+                        finish(s, r, "cannot start the SANE helper", NULL);
+        }
+}
+
+static void on_helper_done(ScannerSource *s) {
+        int status = 0;
+        pid_t pid = s->pid;
+        /* Its output is complete (EOF). One that lingers after closing it gains nothing by
+         * being waited for: the loop must not block on a backend's exit handler. */
+        if (waitpid(pid, &status, WNOHANG) == 0)
+                (void) kill(pid, SIGKILL);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+        s->pid = 0;
+        _cleanup_strv_free_ char **unanswered = NULL;
+        int r = read_listing(s, &unanswered);
+        if (r == -ENOMEM) {
+                log_oom();
+                finish(s, r, "out of memory", NULL);
+                return;
+        }
+        if (r < 0) {
+                _cleanup_free_ char *why = NULL;
+                if (WIFSIGNALED(status))
+                        r = asprintf(&why, "the SANE helper was killed by signal %d", WTERMSIG(status));
+                else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+                        r = asprintf(&why, "the SANE helper failed with status %d", WEXITSTATUS(status));
+                else
+                        r = asprintf(&why, "the SANE helper's output was malformed");
+                log_warning("Scanners: %s; scanners kept as they were", r >= 0 ? why : "the SANE helper failed");
+                finish(s, -EIO, r >= 0 ? why : "the SANE helper failed", NULL);
+                return;
+        }
+        log_info("Scanners: %u from SANE, %zu not answering", (unsigned) hashmap_size(s->devices),
+                 strv_length(unanswered) / 2);
+        finish(s, 0, NULL, unanswered);
+}
+
+static int on_output(sd_event_source *es, int fd, uint32_t revents, void *userdata) {
+        ScannerSource *s = userdata;
+        for (;;) {
+                if (s->out_len == OUTPUT_MAX) {
+                        log_warning("Scanners: the SANE helper wrote more than %d bytes; killed, scanners kept",
+                                    OUTPUT_MAX);
+                        finish(s, -EFBIG, "the SANE helper wrote too much", NULL);
+                        return 0;
+                }
+                ssize_t n = read(fd, s->out + s->out_len, OUTPUT_MAX - s->out_len);
+                if (n > 0) {
+                        s->out_len += (size_t) n;
+                        continue;
+                }
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0 && errno == EAGAIN)
+                        return 0;
+                on_helper_done(s); /* EOF, or a read error: what came is all there is */
+                return 0;
+        }
+}
+
+static int on_timeout(sd_event_source *es, uint64_t usec, void *userdata) {
+        ScannerSource *s = userdata;
+        _cleanup_free_ char *why = NULL;
+        double sec = (double) s->manager->config.sane_timeout_usec / 1e6;
+        int r = asprintf(&why, "the SANE helper did not finish in %g s (a backend hangs?); killed", sec);
+        log_warning("Scanners: %s; scanners kept as they were", r >= 0 ? why : "timeout");
+        finish(s, -ETIMEDOUT, r >= 0 ? why : "the SANE helper timed out", NULL);
+        return 0;
+}
+
+static int helper_spawn(ScannerSource *s) {
+        Manager *m = s->manager;
+        int out[2] = { -1, -1 };
+        posix_spawn_file_actions_t actions;
+        posix_spawnattr_t attr;
+        char timeout_arg[32];
+        uint64_t http_ms = m->config.sane_timeout_usec / 3000;
+        int r;
+
+        assert(s->pid == 0);
+        /* Each scanner's ScannerCapabilities must fit well inside the whole helper's time. */
+        snprintf(timeout_arg, sizeof timeout_arg, "%llu",
+                 (unsigned long long) (http_ms > HTTP_TIMEOUT_MAX_MS ? HTTP_TIMEOUT_MAX_MS : http_ms ? http_ms : 1));
+        char *argv[] = { m->config.sane_helper, (char *) "--http-timeout-ms", timeout_arg, NULL };
+        if (!(s->out = malloc(OUTPUT_MAX)))
+                return -ENOMEM;
+        if (pipe2(out, O_CLOEXEC) < 0)
+                return -errno;
+        spawn_attr_init_default_signals(&attr);
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+        /* Nothing of the daemon's (the store, the bus, --ready-fd) reaches the backends. */
+        posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
+        r = -posix_spawn(&s->pid, argv[0], &actions, &attr, argv, environ);
+        posix_spawn_file_actions_destroy(&actions);
+        posix_spawnattr_destroy(&attr);
+        closep(&out[1]);
+        if (r < 0) {
+                s->pid = 0;
+                closep(&out[0]);
+                return r;
+        }
+        s->out_fd = out[0];
+        (void) fcntl(s->out_fd, F_SETFL, O_NONBLOCK);
+        s->started++;
+        if ((r = sd_event_add_io(m->event, &s->io, s->out_fd, EPOLLIN, on_output, s)) < 0 ||
+            (r = sd_event_add_time_relative(m->event, &s->timeout, CLOCK_MONOTONIC, m->config.sane_timeout_usec, 0,
+                                            on_timeout, s)) < 0)
+                return r;
+        log_debug("Scanners: rescan %llu, helper pid %d", (unsigned long long) s->started, (int) s->pid);
+        return 0;
+}
+
+/* Starts a rescan now, or after the running one. Returns the rescan's number. */
+static int request(ScannerSource *s, uint64_t *ret_generation) {
+        if (s->pid > 0) {
+                s->again = true;
+                *ret_generation = s->started + 1;
+                return 0;
+        }
+        int r = helper_spawn(s);
+        if (r < 0) {
+                log_warning_errno(r, "Scanners: cannot start the SANE helper %s: %m", s->manager->config.sane_helper);
+                helper_stop(s);
+                return r;
+        }
+        *ret_generation = s->started;
+        return 0;
+}
+
+int scanner_source_rescan(Manager *m, ScanDone done, void *userdata) {
+        ScannerSource *s = m->scanner_source;
+        uint64_t generation;
+        if (!s)
+                return -ENODEV;
+        if (s->n_waiters == WAITERS_MAX)
+                return -EBUSY;
+        int r = request(s, &generation);
+        if (r < 0)
+                return r;
+        s->waiters[s->n_waiters++] = (Waiter) { generation, done, userdata };
+        return 0;
+}
+
+static void on_hotplug(void *userdata) {
+        ScannerSource *s = userdata;
+        uint64_t generation;
+        (void) request(s, &generation); /* logs its own failure */
+}
+
+void scanner_source_hotplug(Manager *m) {
+        if (m->scanner_source)
+                debounce_schedule(m->scanner_source->hotplug);
+}
+
+int scanner_source_start(Manager *m) {
+        if (!m->config.sane_discovery) {
+                log_debug("SANE discovery disabled");
+                return 0;
+        }
+        ScannerSource *s = calloc(1, sizeof *s);
+        if (!s)
+                return log_oom();
+        *s = (ScannerSource) { .manager = m, .out_fd = -1, .devices = hashmap_new() };
+        m->scanner_source = s;
+        if (!s->devices)
+                return log_oom();
+        int r = debounce_new(m->event, HOTPLUG_DELAY_USEC, on_hotplug, s, &s->hotplug);
+        if (r < 0)
+                return log_error_errno(r, "Scanners: cannot set up the hotplug timer: %m");
+        if (m->bus && (r = scanner_dbus_register(m, &s->slot)) < 0)
+                return log_error_errno(r, "Scanners: cannot register %s: %m", TINCT_SCANNERS_PATH);
+        /* Not waited for: the bus name does not wait for SANE's backends. */
+        on_hotplug(s);
+        return 0;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Scanners from SANE (docs/scanners.md): SANE's local scanners as `sane-<model>` devices
+ * (colord §9.1) and sane-airscan's eSCL network scanners as `escl-<uuid>`. The listing is
+ * done by tinct-sane-list, a confined helper process started afresh for every rescan and
+ * read from the event loop, never by the daemon itself: SANE backends are slow, can hang
+ * and are vendors' code. A helper that does not finish in time is killed and the devices
+ * stay as they were. A rescan runs at start (without holding up the bus name), after
+ * udev usb/scsi events (debounced), and on demand (scanner-dbus.c). What the listing no
+ * longer has is removed; stored mappings stay in the store, so a scanner that comes back
+ * gets its profiles again. It never creates a device for a USB scanner udev already gave
+ * one (udev.c's `sysfs-…` device wins). Off with --no-udev or --sysfs-root (those are
+ * not this machine's devices) unless --sane-discovery. */
+#pragma once
+
+#include "cm-names.h"
+#include "manager.h"
+
+typedef struct ScannerSource ScannerSource;
+
+typedef struct ScanResult {
+        int error;               /* 0, or why the listing failed (devices unchanged) */
+        const char *message;     /* the failure, for the caller */
+        unsigned n_scanners;     /* devices of ours after the rescan */
+        char **unanswered;       /* name, reason, name, reason, … (scanners that did not answer) */
+} ScanResult;
+
+typedef void (*ScanDone)(const ScanResult *result, void *userdata);
+
+/* Registers the bus object and starts the first rescan. */
+int scanner_source_start(Manager *m);
+ScannerSource *scanner_source_free(ScannerSource *s);
+
+/* done(userdata) is called once a rescan that started after this call has finished (one
+ * running already is not enough: it may have read an older configuration). -EBUSY when
+ * too many callers wait, -ENODEV when SANE discovery is off. */
+int scanner_source_rescan(Manager *m, ScanDone done, void *userdata);
+/* udev saw a usb or scsi device come or go: rescan soon (bursts give one rescan). */
+void scanner_source_hotplug(Manager *m);
+/* manager_remove_device() calls this before a device is freed (DeleteDevice on ours). */
+void scanner_device_removed(Manager *m, Device *d);
+
+/* The D-Bus side (scanner-dbus.c). */
+int scanner_dbus_register(Manager *m, sd_bus_slot **ret_slot);

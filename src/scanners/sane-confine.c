@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "sane-confine.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "macro.h"
+
+/* Backends and libusb, and sane-airscan's threads: generous, still a bound. */
+#define SANE_MEMORY_LIMIT (2048ull * 1024 * 1024)
+
+static int become_nobody(void) {
+        if (geteuid() != 0)
+                return 0; /* the daemon's own user already (the shipped unit) */
+        uid_t uid = 65534;
+        gid_t gid = 65534;
+        const struct passwd *pw = getpwnam("nobody");
+        if (pw) {
+                uid = pw->pw_uid;
+                gid = pw->pw_gid;
+        }
+        /* SANE's udev rules give scanner nodes to this group; without it no USB scanner. */
+        const struct group *gr = getgrnam("scanner");
+        gid_t groups[1];
+        size_t n_groups = 0;
+        if (gr)
+                groups[n_groups++] = gr->gr_gid;
+        for (unsigned long cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
+                if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
+                        return -errno;
+        if (setgroups(n_groups, groups) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
+                return -errno;
+        return 0;
+}
+
+static int drop_capabilities(void) {
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct d[2] = {};
+        return syscall(SYS_capset, &h, d) < 0 && errno != EPERM ? -errno : 0;
+}
+
+int sane_confine(const char **ret_step) {
+        const struct {
+                int resource;
+                rlim_t value;
+        } limits[] = {
+                { RLIMIT_FSIZE, 0 },
+                { RLIMIT_CORE, 0 },
+#ifndef UNDER_ASAN /* ASan reserves terabytes of shadow address space */
+                { RLIMIT_AS, SANE_MEMORY_LIMIT },
+#endif
+        };
+        const char *step = "PR_SET_PDEATHSIG";
+        int r = 0;
+        /* First: a helper whose daemon died must not linger in a hung backend. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+                r = -errno;
+        else if (getppid() == 1) /* it died before the line above */
+                r = -ESRCH;
+        if (r >= 0) {
+                step = "dropping to nobody";
+                r = become_nobody();
+        }
+        if (r >= 0) {
+                step = "dropping capabilities";
+                r = drop_capabilities();
+        }
+        if (r >= 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+                step = "PR_SET_NO_NEW_PRIVS";
+                r = -errno;
+        }
+        if (r >= 0 && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+                step = "PR_SET_DUMPABLE";
+                r = -errno;
+        }
+        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(limits); i++)
+                if (setrlimit(limits[i].resource, &(struct rlimit) { limits[i].value, limits[i].value }) < 0) {
+                        step = "setrlimit";
+                        r = -errno;
+                }
+        *ret_step = step;
+        return r;
+}

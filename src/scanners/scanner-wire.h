@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Pure: the lines tinct-sane-list writes and tinctd reads (docs/scanners.md, "The
+ * helper's output"). A record is a kind and its fields, separated by tabs; the writer
+ * turns control characters in a field into spaces, the reader refuses a line with the
+ * wrong number of fields, an unknown kind, or a field that is not UTF-8. No I/O. */
+#pragma once
+
+typedef enum ScannerRecordKind {
+        SCANNER_RECORD_SANE,       /* name vendor model type */
+        SCANNER_RECORD_ESCL,       /* name uuid url make-and-model */
+        SCANNER_RECORD_ESCL_ERROR, /* name url reason */
+        SCANNER_RECORD_END,        /* the listing is complete */
+} ScannerRecordKind;
+
+#define SCANNER_RECORD_FIELDS_MAX 4
+
+typedef struct ScannerRecord {
+        ScannerRecordKind kind;
+        const char *field[SCANNER_RECORD_FIELDS_MAX]; /* point into the line */
+} ScannerRecord;
+
+/* Splits line (modified in place, no newline) into *ret; -EBADMSG for a bad line. */
+int scanner_wire_parse_line(char *line, ScannerRecord *ret);
+/* The kind's name as written. */
+const char *scanner_record_kind_name(ScannerRecordKind kind);
+/* How many fields the kind has. */
+unsigned scanner_record_n_fields(ScannerRecordKind kind);

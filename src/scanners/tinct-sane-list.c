@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* tinct-sane-list: lists the scanners SANE sees, for tinctd, in a process of its own
+ * (docs/scanners.md). SANE backends are slow, can hang and are vendors' code, so this
+ * never runs inside the daemon: tinctd starts a fresh one for every rescan (so each sees
+ * the SANE configuration as it is then), reads its lines, and kills it after a timeout.
+ * It confines itself first (sane-confine.h), honours SANE_CONFIG_DIR as libsane does, and
+ * for each of sane-airscan's configured eSCL scanners asks the scanner's
+ * ScannerCapabilities for its UUID, which sane-airscan does not pass on.
+ *
+ * Output, one record per line, fields separated by a tab (tabs, newlines and other
+ * control characters in a field become spaces):
+ *   sane  NAME VENDOR MODEL TYPE         a SANE device
+ *   escl  NAME UUID URL MAKE-AND-MODEL   an eSCL scanner that answered
+ *   escl-error NAME URL REASON           an eSCL scanner that did not (or not sensibly)
+ *   end                                  the listing is complete
+ * It does not decide which devices tinct shows: that is the daemon's. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <sane/sane.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "airscan-conf.h"
+#include "escl-http.h"
+#include "escl-id.h"
+#include "fileio.h"
+#include "macro.h"
+#include "sane-confine.h"
+#include "sane-names.h"
+#include "scanner-wire.h"
+
+#define DEFAULT_CONFIG_DIR "/etc/sane.d"
+#define CONFIG_FILE_MAX (256 * 1024)
+#define RESPONSE_MAX (1024 * 1024) /* a ScannerCapabilities document is a few KiB */
+#define FIELD_MAX 1024
+#define DEFAULT_HTTP_TIMEOUT_MS 5000
+
+static void print_field(const char *s) {
+        putchar('\t');
+        for (size_t i = 0; s && s[i] && i < FIELD_MAX; i++) {
+                unsigned char c = (unsigned char) s[i];
+                putchar(c < 0x20 || c == 0x7f ? ' ' : c);
+        }
+}
+
+static void print_record(ScannerRecordKind kind, const char *const *fields) {
+        fputs(scanner_record_kind_name(kind), stdout);
+        for (size_t i = 0; i < scanner_record_n_fields(kind); i++)
+                print_field(fields[i]);
+        putchar('\n');
+}
+
+/* ---- sane-airscan's configured devices ----------------------------------------------- */
+
+static void read_airscan_file(const char *path, AirscanDevice **devices, size_t *n) {
+        _cleanup_free_ uint8_t *text = NULL;
+        size_t len;
+        int r = read_file_capped(path, CONFIG_FILE_MAX, READ_REGULAR_ONLY, &text, &len, NULL);
+        if (r < 0) {
+                if (r != -ENOENT)
+                        fprintf(stderr, "tinct-sane-list: %s: %s\n", path, strerror(-r));
+                return;
+        }
+        if (airscan_conf_parse((const char *) text, devices, n) < 0)
+                fprintf(stderr, "tinct-sane-list: %s: out of memory\n", path);
+}
+
+/* libsane's search: SANE_CONFIG_DIR's directories, and the default one when it is unset or
+ * ends with ':'; the first directory holding airscan.conf is sane-airscan's. */
+static int read_airscan_config(AirscanDevice **devices, size_t *n) {
+        const char *env = getenv("SANE_CONFIG_DIR");
+        _cleanup_free_ char *dirs = NULL;
+        if (asprintf(&dirs, "%s%s", env ? env : "", !env || (*env && env[strlen(env) - 1] == ':') ? DEFAULT_CONFIG_DIR : "") < 0)
+                return -ENOMEM;
+        for (char *dir = strtok(dirs, ":"); dir; dir = strtok(NULL, ":")) {
+                _cleanup_free_ char *file = NULL, *sub = NULL;
+                if (asprintf(&file, "%s/airscan.conf", dir) < 0 || asprintf(&sub, "%s/airscan.d", dir) < 0)
+                        return -ENOMEM;
+                if (access(file, F_OK) < 0)
+                        continue;
+                read_airscan_file(file, devices, n);
+                DIR *d = opendir(sub);
+                struct dirent *de;
+                while (d && (de = readdir(d))) {
+                        _cleanup_free_ char *path = NULL;
+                        if (de->d_name[0] == '.')
+                                continue;
+                        if (asprintf(&path, "%s/%s", sub, de->d_name) < 0) {
+                                closedir(d);
+                                return -ENOMEM;
+                        }
+                        read_airscan_file(path, devices, n);
+                }
+                if (d)
+                        closedir(d);
+                break;
+        }
+        return 0;
+}
+
+/* ---- one GET ------------------------------------------------------------------------- */
+
+static long long now_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (long long) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Waits for fd to be ready until the deadline: 0, -ETIMEDOUT, or -errno. */
+static int wait_fd(int fd, short events, long long deadline) {
+        for (;;) {
+                long long left = deadline - now_ms();
+                if (left <= 0)
+                        return -ETIMEDOUT;
+                struct pollfd p = { .fd = fd, .events = events };
+                int r = poll(&p, 1, (int) left);
+                if (r > 0)
+                        return 0;
+                if (r < 0 && errno != EINTR)
+                        return -errno;
+        }
+}
+
+static int connect_to(const HttpUrl *u, long long deadline, int *ret_fd) {
+        struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
+        int r = getaddrinfo(u->host, u->port, &hints, &ai);
+        if (r != 0)
+                return -EHOSTUNREACH;
+        r = -EHOSTUNREACH;
+        for (struct addrinfo *a = ai; a; a = a->ai_next) {
+                int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
+                if (fd < 0)
+                        continue;
+                if (connect(fd, a->ai_addr, a->ai_addrlen) < 0 && errno != EINPROGRESS) {
+                        r = -errno;
+                        close(fd);
+                        continue;
+                }
+                int err = 0;
+                socklen_t len = sizeof err;
+                r = wait_fd(fd, POLLOUT, deadline);
+                if (r >= 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) >= 0 && err == 0) {
+                        *ret_fd = fd;
+                        freeaddrinfo(ai);
+                        return 0;
+                }
+                if (r >= 0)
+                        r = -err;
+                close(fd);
+                if (r == -ETIMEDOUT)
+                        break;
+        }
+        freeaddrinfo(ai);
+        return r;
+}
+
+/* GET <base>/ScannerCapabilities; *ret_reason says why not (static). */
+static int fetch_capabilities(const char *base, int timeout_ms, char **ret_body, size_t *ret_len,
+                              const char **ret_reason) {
+        _cleanup_(http_url_done) HttpUrl u = {};
+        _cleanup_free_ char *request = NULL, *buf = NULL;
+        _cleanup_close_ int fd = -1;
+        long long deadline = now_ms() + timeout_ms;
+        size_t len = 0;
+        int r, status;
+
+        r = http_url_parse(base, &u);
+        if (r < 0) {
+                *ret_reason = r == -EPROTONOSUPPORT ? "https is not supported" : "not an http URL";
+                return r;
+        }
+        bool v6 = strchr(u.host, ':');
+        if (asprintf(&request,
+                     "GET %s%sScannerCapabilities HTTP/1.1\r\nHost: %s%s%s:%s\r\nAccept: text/xml\r\n"
+                     "User-Agent: tinct-sane-list\r\nConnection: close\r\n\r\n",
+                     u.path, u.path[strlen(u.path) - 1] == '/' ? "" : "/", v6 ? "[" : "", u.host, v6 ? "]" : "",
+                     u.port) < 0 || !(buf = malloc(RESPONSE_MAX)))
+                return -ENOMEM;
+        r = connect_to(&u, deadline, &fd);
+        if (r < 0) {
+                *ret_reason = r == -ETIMEDOUT ? "no answer (connect timed out)" : "cannot connect";
+                return r;
+        }
+        for (size_t sent = 0, total = strlen(request); sent < total;) {
+                ssize_t n = send(fd, request + sent, total - sent, MSG_NOSIGNAL);
+                if (n < 0 && errno == EAGAIN)
+                        r = wait_fd(fd, POLLOUT, deadline);
+                else if (n < 0)
+                        r = -errno;
+                else
+                        sent += (size_t) n;
+                if (r < 0) {
+                        *ret_reason = r == -ETIMEDOUT ? "no answer (timed out)" : "connection failed";
+                        return r;
+                }
+        }
+        for (;;) {
+                ssize_t n = recv(fd, buf + len, RESPONSE_MAX - len, 0);
+                if (n == 0)
+                        break;
+                if (n < 0 && errno == EAGAIN)
+                        r = wait_fd(fd, POLLIN, deadline);
+                else if (n < 0)
+                        r = -errno;
+                else if ((len += (size_t) n) == RESPONSE_MAX)
+                        r = -EFBIG;
+                if (r < 0) {
+                        *ret_reason = r == -ETIMEDOUT ? "no answer (timed out)" :
+                                      r == -EFBIG    ? "answer too long" : "connection failed";
+                        return r;
+                }
+        }
+        r = http_response_parse(buf, len, &status, ret_body, ret_len);
+        if (r < 0) {
+                *ret_reason = "not an HTTP response";
+                return r;
+        }
+        if (status != 200) {
+                free(*ret_body);
+                *ret_body = NULL;
+                *ret_reason = "ScannerCapabilities answered an HTTP error";
+                return -EBADMSG;
+        }
+        return 0;
+}
+
+static void list_escl(const char *sane_name, const char *config_name, const AirscanDevice *conf, size_t n_conf,
+                      int timeout_ms) {
+        const AirscanDevice *dev = NULL;
+        for (size_t i = 0; i < n_conf && !dev; i++)
+                if (streq(conf[i].name, config_name))
+                        dev = &conf[i];
+        if (!dev) {
+                /* Found through mDNS: its address is sane-airscan's to know (docs/scanners.md). */
+                print_record(SCANNER_RECORD_ESCL_ERROR, (const char *[]) { sane_name, "", "not configured in airscan.conf" });
+                return;
+        }
+        _cleanup_free_ char *body = NULL;
+        size_t len;
+        const char *reason = NULL;
+        _cleanup_(escl_capabilities_done) EsclCapabilities caps = {};
+        int r = fetch_capabilities(dev->url, timeout_ms, &body, &len, &reason);
+        if (r >= 0 && (r = escl_capabilities_parse(body, len, &caps)) < 0)
+                reason = "ScannerCapabilities is not a capabilities document";
+        else if (r >= 0 && !caps.uuid) {
+                reason = "ScannerCapabilities has no UUID";
+                r = -EBADMSG;
+        }
+        if (r < 0) {
+                print_record(SCANNER_RECORD_ESCL_ERROR, (const char *[]) { sane_name, dev->url, reason });
+                return;
+        }
+        print_record(SCANNER_RECORD_ESCL, (const char *[]) { sane_name, caps.uuid, dev->url, strempty(caps.make_and_model) });
+}
+
+static int parse_args(int argc, char **argv, int *ret_timeout_ms) {
+        for (int i = 1; i < argc; i++) {
+                char *end;
+                if (streq(argv[i], "--http-timeout-ms") && i + 1 < argc) {
+                        long v = strtol(argv[++i], &end, 10);
+                        if (*end || v <= 0 || v > 600000)
+                                return -EINVAL;
+                        *ret_timeout_ms = (int) v;
+                } else
+                        return -EINVAL;
+        }
+        return 0;
+}
+
+int main(int argc, char **argv) {
+        int timeout_ms = DEFAULT_HTTP_TIMEOUT_MS;
+        const char *step;
+        AirscanDevice *conf = NULL;
+        size_t n_conf = 0;
+        const SANE_Device **list;
+        int r;
+
+        if (parse_args(argc, argv, &timeout_ms) < 0) {
+                fprintf(stderr, "usage: tinct-sane-list [--http-timeout-ms MS]\n");
+                return 2;
+        }
+        r = sane_confine(&step);
+        if (r < 0) {
+                fprintf(stderr, "tinct-sane-list: cannot confine itself (%s): %s\n", step, strerror(-r));
+                return 1;
+        }
+        if (read_airscan_config(&conf, &n_conf) < 0) {
+                fprintf(stderr, "tinct-sane-list: out of memory\n");
+                return 1;
+        }
+        SANE_Status st = sane_init(NULL, NULL);
+        if (st != SANE_STATUS_GOOD) {
+                fprintf(stderr, "tinct-sane-list: sane_init: %s\n", sane_strstatus(st));
+                airscan_devices_free(conf, n_conf);
+                return 1;
+        }
+        st = sane_get_devices(&list, SANE_FALSE);
+        if (st != SANE_STATUS_GOOD) {
+                fprintf(stderr, "tinct-sane-list: sane_get_devices: %s\n", sane_strstatus(st));
+                sane_exit();
+                airscan_devices_free(conf, n_conf);
+                return 1;
+        }
+        for (size_t i = 0; list[i]; i++) {
+                const SANE_Device *d = list[i];
+                const char *config_name;
+                if (!d->name)
+                        continue;
+                if (sane_name_is_airscan_escl(d->name, &config_name))
+                        list_escl(d->name, config_name, conf, n_conf, timeout_ms);
+                else
+                        print_record(SCANNER_RECORD_SANE, (const char *[]) { d->name, strempty(d->vendor),
+                                                                             strempty(d->model), strempty(d->type) });
+        }
+        sane_exit();
+        airscan_devices_free(conf, n_conf);
+        print_record(SCANNER_RECORD_END, NULL);
+        return fflush(stdout) == 0 ? 0 : 1;
+}

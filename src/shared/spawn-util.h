@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* posix_spawn attributes for the daemon's child processes (the parser, spotread, the SANE
+ * helper): the daemon blocks the signals its event loop reads and ignores SIGPIPE, and a
+ * child must inherit neither, or it would not die of a signal sent to it. */
+#pragma once
+
+#include <spawn.h>
+
+/* posix_spawnattr_init() with an empty signal mask and every signal at its default. */
+void spawn_attr_init_default_signals(posix_spawnattr_t *attr);
