@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Chart finding (chart-find.h). All work is on box-filtered copies of the image: a fine one
+ * (longer side ≤ FINE_SIDE) for the refinement and a coarse one (half of it) for the search. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chart-find.h"
+
+#define FINE_SIDE 640u
+#define COARSE_PATCHES 48u      /* patches scored during the coarse search (spread evenly) */
+#define CANDIDATES 4u           /* coarse results refined */
+
+typedef struct Work {
+        unsigned w, h;
+        double scale;           /* image pixels per work pixel */
+        float *rgb;
+} Work;
+
+typedef struct Scorer {
+        const Cht *cht;
+        const double *lightness;
+        size_t *patches;        /* indices of the patches scored */
+        size_t n_patches;
+        unsigned grid;          /* grid × grid points per patch */
+        double *means;          /* n_patches × 3, scratch */
+} Scorer;
+
+static void work_done(Work *w) {
+        free(w->rgb);
+}
+
+static int work_from_image(const Image *img, unsigned max_side, Work *ret) {
+        unsigned f = 1;
+
+        while ((img->width + f - 1) / f > max_side || (img->height + f - 1) / f > max_side)
+                f++;
+        ret->w = img->width / f;
+        ret->h = img->height / f;
+        if (ret->w < 8 || ret->h < 8)
+                return -EINVAL;
+        ret->scale = f;
+        ret->rgb = calloc((size_t) ret->w * ret->h * 3, sizeof(float));
+        if (!ret->rgb)
+                return -ENOMEM;
+        for (unsigned y = 0; y < ret->h; y++)
+                for (unsigned x = 0; x < ret->w; x++)
+                        for (unsigned c = 0; c < 3; c++) {
+                                double s = 0.0;
+                                for (unsigned j = 0; j < f; j++)
+                                        for (unsigned i = 0; i < f; i++)
+                                                s += img->rgb[((size_t) (y * f + j) * img->width + x * f + i) * 3 + c];
+                                ret->rgb[((size_t) y * ret->w + x) * 3 + c] = (float) (s / (f * f * 65535.0));
+                        }
+        return 0;
+}
+
+static int work_halve(const Work *from, Work *ret) {
+        ret->w = from->w / 2;
+        ret->h = from->h / 2;
+        ret->scale = from->scale * 2;
+        ret->rgb = calloc((size_t) ret->w * ret->h * 3, sizeof(float));
+        if (!ret->rgb)
+                return -ENOMEM;
+        for (unsigned y = 0; y < ret->h; y++)
+                for (unsigned x = 0; x < ret->w; x++)
+                        for (unsigned c = 0; c < 3; c++) {
+                                const float *p = &from->rgb[((size_t) (2 * y) * from->w + 2 * x) * 3 + c];
+                                ret->rgb[((size_t) y * ret->w + x) * 3 + c] =
+                                        (p[0] + p[3] + p[from->w * 3] + p[from->w * 3 + 3]) / 4.0f;
+                        }
+        return 0;
+}
+
+/* Bilinear; false outside the image. Pixel centres at integer + 0.5. */
+static bool work_sample(const Work *w, double x, double y, double ret[3]) {
+        x -= 0.5;
+        y -= 0.5;
+        if (!(x >= 0.0 && y >= 0.0 && x <= w->w - 1.001 && y <= w->h - 1.001))
+                return false;
+        unsigned x0 = (unsigned) x, y0 = (unsigned) y;
+        double fx = x - x0, fy = y - y0;
+        const float *p = &w->rgb[((size_t) y0 * w->w + x0) * 3];
+        for (unsigned c = 0; c < 3; c++)
+                ret[c] = (1 - fy) * ((1 - fx) * p[c] + fx * p[3 + c]) +
+                         fy * ((1 - fx) * p[w->w * 3 + c] + fx * p[w->w * 3 + 3 + c]);
+        return true;
+}
+
+int homography_from_corners(const double src[8], const double dst[8], double ret[9]) {
+        double a[8][9];
+
+        /* x' = (h0 u + h1 v + h2) / (h6 u + h7 v + 1), y' likewise with h3..h5 */
+        for (size_t i = 0; i < 4; i++) {
+                double u = src[2 * i], v = src[2 * i + 1], x = dst[2 * i], y = dst[2 * i + 1];
+                double r0[9] = { u, v, 1, 0, 0, 0, -u * x, -v * x, x };
+                double r1[9] = { 0, 0, 0, u, v, 1, -u * y, -v * y, y };
+                memcpy(a[2 * i], r0, sizeof r0);
+                memcpy(a[2 * i + 1], r1, sizeof r1);
+        }
+        for (size_t c = 0; c < 8; c++) {
+                size_t p = c;
+                for (size_t r = c + 1; r < 8; r++)
+                        if (fabs(a[r][c]) > fabs(a[p][c]))
+                                p = r;
+                if (fabs(a[p][c]) < 1e-12)
+                        return -EINVAL;
+                if (p != c)
+                        for (size_t k = 0; k < 9; k++) {
+                                double t = a[c][k];
+                                a[c][k] = a[p][k];
+                                a[p][k] = t;
+                        }
+                for (size_t r = 0; r < 8; r++) {
+                        if (r == c)
+                                continue;
+                        double m = a[r][c] / a[c][c];
+                        for (size_t k = c; k < 9; k++)
+                                a[r][k] -= m * a[c][k];
+                }
+        }
+        for (size_t i = 0; i < 8; i++)
+                ret[i] = a[i][8] / a[i][i];
+        ret[8] = 1.0;
+        return 0;
+}
+
+void homography_apply(const double h[9], double u, double v, double *ret_x, double *ret_y) {
+        double d = h[6] * u + h[7] * v + h[8];
+        *ret_x = (h[0] * u + h[1] * v + h[2]) / d;
+        *ret_y = (h[3] * u + h[4] * v + h[5]) / d;
+}
+
+/* The placement's figures on a work image whose pixels are `scale` image pixels: corners in
+ * image pixels. Lower is better: uniformity − correlation; +INFINITY when off the image. */
+static double score(Scorer *s, const Work *w, const double corners[8], double *ret_corr, double *ret_unif) {
+        double h[9], within = 0.0, mean[3] = {}, between = 0.0;
+        double sl = 0.0, sll = 0.0, sy = 0.0, syy = 0.0, sly = 0.0;
+        size_t n_corr = 0;
+        double img[8];
+
+        for (size_t i = 0; i < 8; i++)
+                img[i] = corners[i] / w->scale;
+        if (homography_from_corners(s->cht->corners, img, h) < 0)
+                return INFINITY;
+        for (size_t k = 0; k < s->n_patches; k++) {
+                const ChtPatch *p = &s->cht->patches[s->patches[k]];
+                double sum[3] = {}, sq[3] = {}, n = s->grid * s->grid;
+                double bw = p->w - 2 * s->cht->shrink, bh = p->h - 2 * s->cht->shrink;
+
+                for (unsigned j = 0; j < s->grid; j++)
+                        for (unsigned i = 0; i < s->grid; i++) {
+                                double u = p->x + s->cht->shrink + bw * (0.15 + 0.7 * i / (s->grid - 1));
+                                double v = p->y + s->cht->shrink + bh * (0.15 + 0.7 * j / (s->grid - 1));
+                                double x, y, c[3];
+                                homography_apply(h, u, v, &x, &y);
+                                if (!work_sample(w, x, y, c))
+                                        return INFINITY;
+                                for (unsigned q = 0; q < 3; q++) {
+                                        sum[q] += c[q];
+                                        sq[q] += c[q] * c[q];
+                                }
+                        }
+                for (unsigned q = 0; q < 3; q++) {
+                        double m = sum[q] / n;
+                        within += fmax(sq[q] / n - m * m, 0.0);
+                        s->means[3 * k + q] = m;
+                        mean[q] += m / s->n_patches;
+                }
+                double l = s->lightness[s->patches[k]];
+                if (!isnan(l)) {
+                        double y = (s->means[3 * k] + s->means[3 * k + 1] + s->means[3 * k + 2]) / 3.0;
+                        sl += l;
+                        sll += l * l;
+                        sy += y;
+                        syy += y * y;
+                        sly += l * y;
+                        n_corr++;
+                }
+        }
+        for (size_t k = 0; k < s->n_patches; k++)
+                for (unsigned q = 0; q < 3; q++)
+                        between += (s->means[3 * k + q] - mean[q]) * (s->means[3 * k + q] - mean[q]);
+        within /= s->n_patches;
+        between /= s->n_patches;
+        double corr = 0.0;
+        if (n_corr >= 3) {
+                double vl = n_corr * sll - sl * sl, vy = n_corr * syy - sy * sy;
+                corr = vl > 0 && vy > 0 ? (n_corr * sly - sl * sy) / sqrt(vl * vy) : 0.0;
+        }
+        double unif = within / (between + 1e-9);
+        if (ret_corr)
+                *ret_corr = corr;
+        if (ret_unif)
+                *ret_unif = unif;
+        return fmin(unif, 1.0) - corr;
+}
+
+/* The outline of the layout centred at (cx, cy), `width` image pixels wide, turned by a
+ * degrees, in image pixels. */
+static void similarity_corners(const Cht *cht, double cx, double cy, double width, double a, double ret[8]) {
+        double u0 = INFINITY, u1 = -INFINITY, v0 = INFINITY, v1 = -INFINITY;
+
+        for (size_t i = 0; i < 4; i++) {
+                u0 = fmin(u0, cht->corners[2 * i]);
+                u1 = fmax(u1, cht->corners[2 * i]);
+                v0 = fmin(v0, cht->corners[2 * i + 1]);
+                v1 = fmax(v1, cht->corners[2 * i + 1]);
+        }
+        double k = width / (u1 - u0), c = cos(a * M_PI / 180.0), s = sin(a * M_PI / 180.0);
+        for (size_t i = 0; i < 4; i++) {
+                double u = (cht->corners[2 * i] - (u0 + u1) / 2) * k, v = (cht->corners[2 * i + 1] - (v0 + v1) / 2) * k;
+                ret[2 * i] = cx + c * u - s * v;
+                ret[2 * i + 1] = cy + s * u + c * v;
+        }
+}
+
+typedef struct Candidate {
+        double corners[8];
+        double score;
+} Candidate;
+
+static void candidate_insert(Candidate *c, size_t n, const double corners[8], double sc) {
+        /* keep the best n, far enough apart that they are different guesses */
+        for (size_t i = 0; i < n; i++)
+                if (fabs(c[i].corners[0] - corners[0]) + fabs(c[i].corners[1] - corners[1]) +
+                    fabs(c[i].corners[4] - corners[4]) + fabs(c[i].corners[5] - corners[5]) < 1e-9) {
+                        return;
+                }
+        if (sc >= c[n - 1].score)
+                return;
+        size_t i = n - 1;
+        while (i > 0 && c[i - 1].score > sc) {
+                c[i] = c[i - 1];
+                i--;
+        }
+        memcpy(c[i].corners, corners, sizeof c[i].corners);
+        c[i].score = sc;
+}
+
+static double patch_pitch(const Cht *cht) {
+        double m = INFINITY;
+        for (size_t i = 0; i < cht->n_patches; i++)
+                m = fmin(m, fmin(cht->patches[i].w, cht->patches[i].h));
+        return m;
+}
+
+static void coarse_search(Scorer *s, const Work *w, Candidate *cand) {
+        const Cht *cht = s->cht;
+        double u0 = INFINITY, u1 = -INFINITY, v0 = INFINITY, v1 = -INFINITY;
+
+        for (size_t i = 0; i < 4; i++) {
+                u0 = fmin(u0, cht->corners[2 * i]);
+                u1 = fmax(u1, cht->corners[2 * i]);
+                v0 = fmin(v0, cht->corners[2 * i + 1]);
+                v1 = fmax(v1, cht->corners[2 * i + 1]);
+        }
+        double iw = w->w * w->scale, ih = w->h * w->scale, aspect = (v1 - v0) / (u1 - u0);
+        double max_width = fmin(iw, ih / aspect) * 1.05, pitch = patch_pitch(cht) / (u1 - u0);
+
+        /* the chart spans between a fifth of the image and all of it */
+        for (double width = max_width; width >= 0.2 * max_width; width /= 1.08) {
+                double step = fmax(width * pitch / 3.0, w->scale);
+                for (double a = -CHART_FIND_MAX_ROTATION; a <= CHART_FIND_MAX_ROTATION + 1e-9; a += 2.5)
+                        for (double cy = 0; cy < ih; cy += step)
+                                for (double cx = 0; cx < iw; cx += step) {
+                                        double corners[8];
+                                        similarity_corners(cht, cx, cy, width, a, corners);
+                                        double sc = score(s, w, corners, NULL, NULL);
+                                        if (isfinite(sc))
+                                                candidate_insert(cand, CANDIDATES, corners, sc);
+                                }
+        }
+}
+
+/* Pattern search on the 8 corner coordinates and on the whole outline's position, scale and
+ * rotation, halving the step until it is below a tenth of a work pixel. */
+static double refine(Scorer *s, const Work *w, double corners[8], double step) {
+        double best = score(s, w, corners, NULL, NULL);
+
+        while (step > 0.1 * w->scale) {
+                bool improved = false;
+                for (size_t k = 0; k < 12; k++)
+                        for (int sign = -1; sign <= 1; sign += 2) {
+                                double t[8], cx = 0, cy = 0;
+                                memcpy(t, corners, sizeof t);
+                                for (size_t i = 0; i < 4; i++) {
+                                        cx += corners[2 * i] / 4;
+                                        cy += corners[2 * i + 1] / 4;
+                                }
+                                if (k < 8)
+                                        t[k] += sign * step;
+                                else if (k < 10)
+                                        for (size_t i = 0; i < 4; i++)
+                                                t[2 * i + (k - 8)] += sign * step;
+                                else
+                                        for (size_t i = 0; i < 4; i++) {
+                                                double dx = corners[2 * i] - cx, dy = corners[2 * i + 1] - cy;
+                                                double r = hypot(dx, dy), e = sign * step / fmax(r, 1.0);
+                                                if (k == 10) { /* scale */
+                                                        t[2 * i] = cx + dx * (1 + e);
+                                                        t[2 * i + 1] = cy + dy * (1 + e);
+                                                } else { /* rotation */
+                                                        t[2 * i] = cx + dx - e * dy;
+                                                        t[2 * i + 1] = cy + dy + e * dx;
+                                                }
+                                        }
+                                double sc = score(s, w, t, NULL, NULL);
+                                if (sc < best) {
+                                        best = sc;
+                                        memcpy(corners, t, sizeof t);
+                                        improved = true;
+                                }
+                        }
+                if (!improved)
+                        step /= 2;
+        }
+        return best;
+}
+
+static int scorer_init(Scorer *s, const Cht *cht, const double *lightness, size_t max_patches, unsigned grid) {
+        size_t n = cht->n_patches < max_patches ? cht->n_patches : max_patches;
+
+        *s = (Scorer) { .cht = cht, .lightness = lightness, .n_patches = n, .grid = grid };
+        s->patches = calloc(n, sizeof(size_t));
+        s->means = calloc(n * 3, sizeof(double));
+        if (!s->patches || !s->means)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                s->patches[i] = i * cht->n_patches / n;
+        return 0;
+}
+
+static void scorer_done(Scorer *s) {
+        free(s->patches);
+        free(s->means);
+}
+
+int chart_find(const Image *img, const Cht *cht, const double *lightness, const double *user_corners,
+               ChartPlacement *ret) {
+        _cleanup_(work_done) Work fine = {}, coarse = {};
+        _cleanup_(scorer_done) Scorer sc_coarse = {}, sc_fine = {};
+        Candidate cand[CANDIDATES];
+        double best_corners[8], best = INFINITY;
+        int r;
+
+        r = work_from_image(img, FINE_SIDE, &fine);
+        if (r == -EINVAL) {
+                *ret = (ChartPlacement) { .found = false };
+                return 0;
+        }
+        if (r < 0)
+                return r;
+        r = work_halve(&fine, &coarse);
+        if (r < 0)
+                return r;
+        r = scorer_init(&sc_coarse, cht, lightness, COARSE_PATCHES, 3);
+        if (r < 0)
+                return r;
+        r = scorer_init(&sc_fine, cht, lightness, cht->n_patches, 5);
+        if (r < 0)
+                return r;
+
+        for (size_t i = 0; i < CANDIDATES; i++)
+                cand[i].score = INFINITY;
+        if (user_corners)
+                memcpy(cand[0].corners, user_corners, sizeof cand[0].corners), cand[0].score = 0;
+        else
+                coarse_search(&sc_coarse, &coarse, cand);
+
+        double width_px = hypot(cand[0].corners[2] - cand[0].corners[0], cand[0].corners[3] - cand[0].corners[1]);
+        for (size_t i = 0; i < CANDIDATES && isfinite(cand[i].score); i++) {
+                double c[8], u0 = cht->corners[0], u1 = cht->corners[2];
+                memcpy(c, cand[i].corners, sizeof c);
+                double step = fmax(width_px * patch_pitch(cht) / fabs(u1 - u0) / 6.0, fine.scale);
+                refine(&sc_coarse, &coarse, c, step);
+                double s = refine(&sc_fine, &fine, c, fine.scale * 2);
+                if (s < best) {
+                        best = s;
+                        memcpy(best_corners, c, sizeof c);
+                }
+        }
+        if (!isfinite(best)) {
+                *ret = (ChartPlacement) { .found = false };
+                return 0;
+        }
+        /* the final figures, with the full grid, on the fine copy */
+        *ret = (ChartPlacement) {};
+        memcpy(ret->corners, best_corners, sizeof best_corners);
+        score(&sc_fine, &fine, best_corners, &ret->correlation, &ret->uniformity);
+        r = homography_from_corners(cht->corners, best_corners, ret->h);
+        if (r < 0)
+                return 0;
+        ret->found = ret->correlation >= CHART_FIND_MIN_CORRELATION && ret->uniformity <= CHART_FIND_MAX_UNIFORMITY;
+        return 0;
+}
