@@ -24,6 +24,10 @@ typedef struct Scorer {
         size_t *patches;        /* indices of the patches scored */
         size_t n_patches;
         unsigned grid;          /* grid × grid points per patch */
+        double inset;           /* chart units left out on each side of a patch's box */
+        double spread;          /* the points span this fraction of what is left */
+        bool edges;             /* refining: uniformity alone decides (the correlation only
+                                 * keeps it from sliding onto the wrong patches) */
         double *means;          /* n_patches × 3, scratch */
 } Scorer;
 
@@ -147,12 +151,12 @@ static double score(Scorer *s, const Work *w, const double corners[8], double *r
         for (size_t k = 0; k < s->n_patches; k++) {
                 const ChtPatch *p = &s->cht->patches[s->patches[k]];
                 double sum[3] = {}, sq[3] = {}, n = s->grid * s->grid;
-                double bw = p->w - 2 * s->cht->shrink, bh = p->h - 2 * s->cht->shrink;
+                double bw = p->w - 2 * s->inset, bh = p->h - 2 * s->inset, lo = (1 - s->spread) / 2;
 
                 for (unsigned j = 0; j < s->grid; j++)
                         for (unsigned i = 0; i < s->grid; i++) {
-                                double u = p->x + s->cht->shrink + bw * (0.15 + 0.7 * i / (s->grid - 1));
-                                double v = p->y + s->cht->shrink + bh * (0.15 + 0.7 * j / (s->grid - 1));
+                                double u = p->x + s->inset + bw * (lo + s->spread * i / (s->grid - 1));
+                                double v = p->y + s->inset + bh * (lo + s->spread * j / (s->grid - 1));
                                 double x, y, c[3];
                                 homography_apply(h, u, v, &x, &y);
                                 if (!work_sample(w, x, y, c))
@@ -194,6 +198,8 @@ static double score(Scorer *s, const Work *w, const double corners[8], double *r
                 *ret_corr = corr;
         if (ret_unif)
                 *ret_unif = unif;
+        if (s->edges)
+                return unif + (corr < 0.5 ? 1.0 : 0.0);
         return fmin(unif, 1.0) - corr;
 }
 
@@ -319,10 +325,15 @@ static double refine(Scorer *s, const Work *w, double corners[8], double step) {
         return best;
 }
 
-static int scorer_init(Scorer *s, const Cht *cht, const double *lightness, size_t max_patches, unsigned grid) {
+/* The coarse search looks at the middle of each patch (tolerant of a misplacement of a
+ * quarter of a patch); the refinement at nearly the whole box, so that a point that falls
+ * over an edge costs. */
+static int scorer_init(Scorer *s, const Cht *cht, const double *lightness, size_t max_patches, unsigned grid,
+                       bool edges) {
         size_t n = cht->n_patches < max_patches ? cht->n_patches : max_patches;
 
-        *s = (Scorer) { .cht = cht, .lightness = lightness, .n_patches = n, .grid = grid };
+        *s = (Scorer) { .cht = cht, .lightness = lightness, .n_patches = n, .grid = grid,
+                        .inset = edges ? 0.0 : cht->shrink, .spread = edges ? 0.9 : 0.7, .edges = edges };
         s->patches = calloc(n, sizeof(size_t));
         s->means = calloc(n * 3, sizeof(double));
         if (!s->patches || !s->means)
@@ -340,7 +351,7 @@ static void scorer_done(Scorer *s) {
 int chart_find(const Image *img, const Cht *cht, const double *lightness, const double *user_corners,
                ChartPlacement *ret) {
         _cleanup_(work_done) Work fine = {}, coarse = {};
-        _cleanup_(scorer_done) Scorer sc_coarse = {}, sc_fine = {};
+        _cleanup_(scorer_done) Scorer sc_coarse = {}, sc_fine = {}, sc_final = {};
         Candidate cand[CANDIDATES];
         double best_corners[8], best = INFINITY;
         int r;
@@ -355,10 +366,13 @@ int chart_find(const Image *img, const Cht *cht, const double *lightness, const 
         r = work_halve(&fine, &coarse);
         if (r < 0)
                 return r;
-        r = scorer_init(&sc_coarse, cht, lightness, COARSE_PATCHES, 3);
+        r = scorer_init(&sc_coarse, cht, lightness, COARSE_PATCHES, 3, false);
         if (r < 0)
                 return r;
-        r = scorer_init(&sc_fine, cht, lightness, cht->n_patches, 5);
+        r = scorer_init(&sc_fine, cht, lightness, cht->n_patches, 6, true);
+        if (r < 0)
+                return r;
+        r = scorer_init(&sc_final, cht, lightness, cht->n_patches, 5, false);
         if (r < 0)
                 return r;
 
@@ -374,7 +388,7 @@ int chart_find(const Image *img, const Cht *cht, const double *lightness, const 
                 double c[8], u0 = cht->corners[0], u1 = cht->corners[2];
                 memcpy(c, cand[i].corners, sizeof c);
                 double step = fmax(width_px * patch_pitch(cht) / fabs(u1 - u0) / 6.0, fine.scale);
-                refine(&sc_coarse, &coarse, c, step);
+                refine(&sc_fine, &coarse, c, step);
                 double s = refine(&sc_fine, &fine, c, fine.scale * 2);
                 if (s < best) {
                         best = s;
@@ -385,10 +399,10 @@ int chart_find(const Image *img, const Cht *cht, const double *lightness, const 
                 *ret = (ChartPlacement) { .found = false };
                 return 0;
         }
-        /* the final figures, with the full grid, on the fine copy */
+        /* the final figures: the middles of all patches (what will be sampled), fine copy */
         *ret = (ChartPlacement) {};
         memcpy(ret->corners, best_corners, sizeof best_corners);
-        score(&sc_fine, &fine, best_corners, &ret->correlation, &ret->uniformity);
+        score(&sc_final, &fine, best_corners, &ret->correlation, &ret->uniformity);
         r = homography_from_corners(cht->corners, best_corners, ret->h);
         if (r < 0)
                 return 0;

@@ -142,19 +142,18 @@ static int add_box(Cht *c, const Line *l, char **ret_error) {
         return 0;
 }
 
+/* BOXES n, then box lines up to the next keyword: n counts the boxes they make (patches and
+ * diagnostic areas; the fiducial line is not counted). */
 static int read_boxes(Cht *c, const Line *lines, size_t n_lines, size_t *i, char **ret_error) {
         const Line *head = &lines[*i];
+        size_t made = 0;
         double count;
+        int r;
 
         if (head->n != 2 || number(head->tok[1], &count) < 0 || count < 1 || count > CHT_MAX_PATCHES)
                 return fail(ret_error, -EINVAL, head->number, "BOXES needs a count");
-        for (size_t k = 0; k < (size_t) count; k++) {
-                const Line *l;
-                int r;
-
-                if (++*i >= n_lines)
-                        return fail(ret_error, -EINVAL, head->number, "BOXES: %zu of %.0f boxes", k, count);
-                l = &lines[*i];
+        while (*i + 1 < n_lines) {
+                const Line *l = &lines[*i + 1];
                 if (streq(l->tok[0], "F")) {
                         /* F _ _ x0 y0 x1 y1 x2 y2 x3 y3: the fiducial marks */
                         if (l->n != 11)
@@ -165,14 +164,19 @@ static int read_boxes(Cht *c, const Line *lines, size_t n_lines, size_t *i, char
                                                     l->tok[3 + j]);
                         c->has_fiducials = true;
                 } else if (streq(l->tok[0], "D"))
-                        continue; /* diagnostic areas: not sampled */
+                        made++; /* a diagnostic area: not sampled */
                 else if (streq(l->tok[0], "X") || streq(l->tok[0], "Y")) {
+                        size_t before = c->n_patches;
                         r = add_box(c, l, ret_error);
                         if (r < 0)
                                 return r;
+                        made += c->n_patches - before;
                 } else
-                        return fail(ret_error, -EINVAL, l->number, "unknown box kind '%s'", l->tok[0]);
+                        break;
+                ++*i;
         }
+        if (made != (size_t) count)
+                return fail(ret_error, -EINVAL, head->number, "BOXES says %.0f boxes, its lines make %zu", count, made);
         return 0;
 }
 
