@@ -190,6 +190,12 @@ int verb_profile_build_chart(Invocation *inv) {
                         return EXIT_USAGE;
                 }
         }
+        if (model == INPUT_MODEL_LUT && inv->opts.v2) {
+                log_error("--model lut: a LUT input profile needs ICC v4 (its matrix follows the CLUT); drop --v2");
+                return EXIT_USAGE;
+        }
+        if (inv->opts.v2)
+                model = INPUT_MODEL_MATRIX; /* the only model v2 carries */
         if (inv->opts.corners && parse_corners(inv->opts.corners, corners) < 0) {
                 log_error("--corners: '%s' is not 8 numbers x1,y1,...,x4,y4", inv->opts.corners);
                 return EXIT_USAGE;
@@ -310,7 +316,9 @@ int verb_profile_build_chart(Invocation *inv) {
                        o.chart, place.corners[0], place.corners[1], place.corners[2], place.corners[3],
                        place.corners[4], place.corners[5], place.corners[6], place.corners[7], place.correlation);
                 printf("%zu patches used of %zu\n", m, n);
-                if (fit->lut_too_sparse)
+                if (inv->opts.v2)
+                        printf("--v2: matrix/shaper (a LUT needs ICC v4)\n");
+                else if (fit->lut_too_sparse)
                         printf("too sparse for a LUT: %zu patches (a LUT needs at least %u); matrix/shaper\n", m,
                                INPUT_FIT_LUT_MIN_PATCHES);
                 else if (!isnan(fit->cv_lut_mean))

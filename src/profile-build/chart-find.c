@@ -9,8 +9,10 @@
 #include "chart-find.h"
 
 #define FINE_SIDE 640u
-#define COARSE_PATCHES 48u      /* patches scored during the coarse search (spread evenly) */
-#define CANDIDATES 4u           /* coarse results refined */
+#define COARSE_PATCHES 24u      /* patches scored during the coarse search (spread evenly) */
+#define MIN_COVER 0.3           /* the chart spans at least this much of the image's width or height */
+#define CANDIDATES 3u           /* coarse results refined */
+#define REFINE_PATCHES 96u      /* patches scored while refining (spread evenly) */
 
 typedef struct Work {
         unsigned w, h;
@@ -252,7 +254,30 @@ static double patch_pitch(const Cht *cht) {
         return m;
 }
 
-static void coarse_search(Scorer *s, const Work *w, Candidate *cand) {
+/* The dominant direction of the edges, modulo 90° (a chart's patch edges are two sets of
+ * parallel lines): the angle of the mean of 4θ over the gradients, weighted by their squared
+ * size. Returns degrees in (−45, 45], or NAN when no direction dominates. */
+static double edge_angle(const Work *w) {
+        double c = 0.0, s = 0.0, total = 0.0;
+
+        for (unsigned y = 1; y + 1 < w->h; y++)
+                for (unsigned x = 1; x + 1 < w->w; x++) {
+                        double gx = 0.0, gy = 0.0;
+                        for (unsigned k = 0; k < 3; k++) {
+                                gx += w->rgb[((size_t) y * w->w + x + 1) * 3 + k] - w->rgb[((size_t) y * w->w + x - 1) * 3 + k];
+                                gy += w->rgb[((size_t) (y + 1) * w->w + x) * 3 + k] - w->rgb[((size_t) (y - 1) * w->w + x) * 3 + k];
+                        }
+                        double m2 = gx * gx + gy * gy, a = 4.0 * atan2(gy, gx);
+                        c += m2 * cos(a);
+                        s += m2 * sin(a);
+                        total += m2;
+                }
+        if (!(total > 0.0) || hypot(c, s) < 0.2 * total)
+                return NAN;
+        return atan2(s, c) / 4.0 * 180.0 / M_PI;
+}
+
+static void coarse_search(Scorer *s, const Work *w, const Work *fine, Candidate *cand) {
         const Cht *cht = s->cht;
         double u0 = INFINITY, u1 = -INFINITY, v0 = INFINITY, v1 = -INFINITY;
 
@@ -264,11 +289,23 @@ static void coarse_search(Scorer *s, const Work *w, Candidate *cand) {
         }
         double iw = w->w * w->scale, ih = w->h * w->scale, aspect = (v1 - v0) / (u1 - u0);
         double max_width = fmin(iw, ih / aspect) * 1.05, pitch = patch_pitch(cht) / (u1 - u0);
+        /* Steps small enough that the points (a quarter of a patch from its middle) stay
+         * inside the right patch at the best guess: a quarter of a patch in position, and in
+         * rotation what moves the outermost patch by an eighth of one. */
+        double a_step = fmin(2.5, 180.0 / M_PI * 0.25 * pitch / fmax(1.0, hypot(1.0, aspect)));
+        unsigned n_angles = (unsigned) ceil(2 * CHART_FIND_MAX_ROTATION / a_step) + 1;
+        double a_first = -CHART_FIND_MAX_ROTATION, edges = edge_angle(fine);
+        /* the edges' direction narrows the rotations to try to a few steps either side */
+        if (!isnan(edges) && fabs(edges) <= CHART_FIND_MAX_ROTATION + a_step && n_angles > 5) {
+                n_angles = 5;
+                a_first = edges - 2 * a_step;
+        } else
+                a_step = 2 * CHART_FIND_MAX_ROTATION / (n_angles - 1);
 
-        /* the chart spans between a fifth of the image and all of it */
-        for (double width = max_width; width >= 0.2 * max_width; width /= 1.08) {
-                double step = fmax(width * pitch / 3.0, w->scale);
-                for (double a = -CHART_FIND_MAX_ROTATION; a <= CHART_FIND_MAX_ROTATION + 1e-9; a += 2.5)
+        for (double width = max_width; width >= MIN_COVER * max_width; width /= 1.08) {
+                double step = fmax(width * pitch / 4.0, w->scale);
+                for (unsigned ai = 0; ai < n_angles; ai++) {
+                        double a = a_first + ai * a_step;
                         for (double cy = 0; cy < ih; cy += step)
                                 for (double cx = 0; cx < iw; cx += step) {
                                         double corners[8];
@@ -277,6 +314,7 @@ static void coarse_search(Scorer *s, const Work *w, Candidate *cand) {
                                         if (isfinite(sc))
                                                 candidate_insert(cand, CANDIDATES, corners, sc);
                                 }
+                }
         }
 }
 
@@ -333,7 +371,8 @@ static int scorer_init(Scorer *s, const Cht *cht, const double *lightness, size_
         size_t n = cht->n_patches < max_patches ? cht->n_patches : max_patches;
 
         *s = (Scorer) { .cht = cht, .lightness = lightness, .n_patches = n, .grid = grid,
-                        .inset = edges ? 0.0 : cht->shrink, .spread = edges ? 0.9 : 0.7, .edges = edges };
+                        .inset = edges ? 0.0 : cht->shrink, .spread = edges ? 0.9 : grid == 2 ? 0.5 : 0.7,
+                        .edges = edges };
         s->patches = calloc(n, sizeof(size_t));
         s->means = calloc(n * 3, sizeof(double));
         if (!s->patches || !s->means)
@@ -366,10 +405,10 @@ int chart_find(const Image *img, const Cht *cht, const double *lightness, const 
         r = work_halve(&fine, &coarse);
         if (r < 0)
                 return r;
-        r = scorer_init(&sc_coarse, cht, lightness, COARSE_PATCHES, 3, false);
+        r = scorer_init(&sc_coarse, cht, lightness, COARSE_PATCHES, 2, false);
         if (r < 0)
                 return r;
-        r = scorer_init(&sc_fine, cht, lightness, cht->n_patches, 6, true);
+        r = scorer_init(&sc_fine, cht, lightness, REFINE_PATCHES, 6, true);
         if (r < 0)
                 return r;
         r = scorer_init(&sc_final, cht, lightness, cht->n_patches, 5, false);
@@ -381,7 +420,7 @@ int chart_find(const Image *img, const Cht *cht, const double *lightness, const 
         if (user_corners)
                 memcpy(cand[0].corners, user_corners, sizeof cand[0].corners), cand[0].score = 0;
         else
-                coarse_search(&sc_coarse, &coarse, cand);
+                coarse_search(&sc_coarse, &coarse, &fine, cand);
 
         double width_px = hypot(cand[0].corners[2] - cand[0].corners[0], cand[0].corners[3] - cand[0].corners[1]);
         for (size_t i = 0; i < CANDIDATES && isfinite(cand[i].score); i++) {

@@ -17,7 +17,7 @@
 #define CG_STEPS 400u
 
 static const unsigned knot_choices[] = { 1, 4, 6 };
-static const double smoothness_choices[] = { 3e2, 3e3, 3e4 };
+static const double smoothness_choices[] = { 1e2, 1e3, 1e4 };
 
 /* The patches one fit sees: indices into the samples, their target Lab. */
 typedef struct Set {
@@ -105,20 +105,38 @@ static void tetra(const double t[3], size_t node[4], double w[4]) {
         }
 }
 
+/* A grid node's value as the profile stores it: the node's own t plus the correction,
+ * clipped to the CLUT's range [0, 1]. */
+static void node_value(const InputFit *f, size_t n, double ret[3]) {
+        double t[3] = { (double) (n / (G * G)) / (G - 1), (double) (n / G % G) / (G - 1), (double) (n % G) / (G - 1) };
+
+        for (size_t k = 0; k < 3; k++)
+                ret[k] = fmin(fmax(t[k] + f->grid[n][k], 0.0), 1.0);
+}
+
+void input_fit_node(const InputFit *f, size_t n, double ret[3]) {
+        node_value(f, n, ret);
+}
+
 void input_fit_eval(const InputFit *f, const double rgb[3], double xyz[3]) {
         double t[3];
 
         input_fit_shape(f, rgb, t);
+        if (f->model == INPUT_MODEL_LUT) {
+                /* exactly what a CMM computes from the profile's A2B0: the CLUT, then M */
+                size_t node[4];
+                double w[4], u[3] = {};
+                tetra(t, node, w);
+                for (size_t v = 0; v < 4; v++) {
+                        double nv[3];
+                        node_value(f, node[v], nv);
+                        for (size_t k = 0; k < 3; k++)
+                                u[k] += w[v] * nv[k];
+                }
+                memcpy(t, u, sizeof u);
+        }
         for (size_t k = 0; k < 3; k++)
                 xyz[k] = f->matrix[3 * k] * t[0] + f->matrix[3 * k + 1] * t[1] + f->matrix[3 * k + 2] * t[2];
-        if (f->model == INPUT_MODEL_LUT) {
-                size_t node[4];
-                double w[4];
-                tetra(t, node, w);
-                for (size_t v = 0; v < 4; v++)
-                        for (size_t k = 0; k < 3; k++)
-                                xyz[k] += w[v] * f->grid[node[v]][k];
-        }
 }
 
 static void ms_residuals(void *userdata, const double *p, double *r) {
@@ -371,14 +389,20 @@ static int grid_fit(const Set *set, double lambda, InputFit *f) {
                         input_fit_eval(f, s->rgb, xyz);
                         xyz_to_lab_d50(xyz, lab);
                         ciede2000_terms(lab, want, r0);
+                        /* ∂terms/∂t' = ∂terms/∂XYZ · M: the correction lives before the matrix */
+                        double dx[9];
                         for (size_t k = 0; k < 3; k++) {
                                 double x2[3] = { xyz[0], xyz[1], xyz[2] }, l2[3], r1[3];
                                 x2[k] += 1e-6;
                                 xyz_to_lab_d50(x2, l2);
                                 ciede2000_terms(l2, want, r1);
                                 for (size_t q = 0; q < 3; q++)
-                                        a[i][3 * q + k] = (r1[q] - r0[q]) / 1e-6;
+                                        dx[3 * q + k] = (r1[q] - r0[q]) / 1e-6;
                         }
+                        for (size_t q = 0; q < 3; q++)
+                                for (size_t k = 0; k < 3; k++)
+                                        a[i][3 * q + k] = dx[3 * q] * f->matrix[k] + dx[3 * q + 1] * f->matrix[3 + k] +
+                                                          dx[3 * q + 2] * f->matrix[6 + k];
                         for (size_t k = 0; k < 3; k++) {
                                 double z = a[i][k] * r0[0] + a[i][3 + k] * r0[1] + a[i][6 + k] * r0[2];
                                 for (size_t v = 0; v < 4; v++)

@@ -4,8 +4,9 @@
  *   matrix/shaper: XYZ = M · (t_R(r), t_G(g), t_B(b)), t_c a power law with a cubic spline
  *   correction (profile-fit.h's curve), M a free 3×3 matrix (no white anchor: a chart's
  *   white is not the device's full scale);
- *   LUT: the same plus a smooth correction on a INPUT_FIT_GRID³ grid over (t_R, t_G, t_B),
- *   tetrahedrally interpolated as an ICC CMM does (the profile's A2B0 CLUT).
+ *   LUT: XYZ = M · t', t' = t plus a smooth correction on a INPUT_FIT_GRID³ grid over
+ *   (t_R, t_G, t_B), tetrahedrally interpolated as an ICC CMM does: the profile's A2B0 is
+ *   shaper curves, CLUT, then the matrix (lutAtoBType, so ICC v4 only).
  * Both are fitted to CIEDE2000 (Levenberg–Marquardt for the matrix/shaper; Gauss–Newton with
  * conjugate gradients and a smoothness penalty for the grid). The choice between them, the
  * curves' knots and the grid's smoothness are all made by cross-validation, never by
@@ -39,7 +40,7 @@ typedef struct InputFit {
         InputModel model;       /* MATRIX or LUT */
         ProfileFitCurve curve[3];
         double matrix[9];       /* row-major */
-        double grid[INPUT_FIT_GRID * INPUT_FIT_GRID * INPUT_FIT_GRID][3]; /* LUT: XYZ correction */
+        double grid[INPUT_FIT_GRID * INPUT_FIT_GRID * INPUT_FIT_GRID][3]; /* LUT: correction of t */
         double smoothness;      /* LUT: the penalty weight chosen */
         size_t n_samples;
         /* CIEDE2000 of the chosen model: on the patches it was fitted to, and on each patch
@@ -56,5 +57,7 @@ int input_fit(const InputSample *s, size_t n, InputModel want, InputFit *ret, co
 
 /* The model's XYZ for device values 0..1: M · t (matrix part), and with the LUT's correction. */
 void input_fit_eval(const InputFit *f, const double rgb[3], double ret_xyz[3]);
+/* The value the profile's A2B0 CLUT stores at node n (first input slowest): t', in 0..1. */
+void input_fit_node(const InputFit *f, size_t n, double ret[3]);
 /* The shaper values t for device values. */
 void input_fit_shape(const InputFit *f, const double rgb[3], double ret_t[3]);

@@ -41,33 +41,34 @@ static int write_lut(cmsHPROFILE h, const InputFit *f, cmsToneCurve *curves[3]) 
         _cleanup_(pipeline_freep) cmsPipeline *p = cmsPipelineAlloc(NULL, 3, 3);
         _cleanup_free_ uint16_t *table = calloc((size_t) INPUT_FIT_GRID * INPUT_FIT_GRID * INPUT_FIT_GRID * 3,
                                                 sizeof(uint16_t));
-        size_t k = 0;
-
         if (!p || !table)
                 return -ENOMEM;
         /* ICC.1:2010 §10.8: the CLUT's first input varies slowest; XYZ PCS values are
-         * u1Fixed15 (1.0 = 0x8000). Each node: the matrix at the node's t plus the correction. */
-        for (unsigned r = 0; r < INPUT_FIT_GRID; r++)
-                for (unsigned g = 0; g < INPUT_FIT_GRID; g++)
-                        for (unsigned b = 0; b < INPUT_FIT_GRID; b++, k++) {
-                                double t[3] = { r / (INPUT_FIT_GRID - 1.0), g / (INPUT_FIT_GRID - 1.0),
-                                                b / (INPUT_FIT_GRID - 1.0) };
-                                for (size_t c = 0; c < 3; c++) {
-                                        double v = f->matrix[3 * c] * t[0] + f->matrix[3 * c + 1] * t[1] +
-                                                   f->matrix[3 * c + 2] * t[2] + f->grid[k][c];
-                                        long q = lround(v * 32768.0);
-                                        table[3 * k + c] = (uint16_t) (q < 0 ? 0 : q > 65535 ? 65535 : q);
-                                }
-                        }
-        cmsStage *sc = cmsStageAllocToneCurves(NULL, 3, curves);
-        cmsStage *sl = cmsStageAllocCLut16bit(NULL, INPUT_FIT_GRID, 3, 3, table);
-        if (!sc || !sl || !cmsPipelineInsertStage(p, cmsAT_END, sc) || !cmsPipelineInsertStage(p, cmsAT_END, sl)) {
-                if (sc)
-                        cmsStageFree(sc);
-                if (sl)
-                        cmsStageFree(sl);
-                return -ENOMEM;
+         * u1Fixed15 (1.0 = 0x8000). */
+        for (size_t n = 0; n < (size_t) INPUT_FIT_GRID * INPUT_FIT_GRID * INPUT_FIT_GRID; n++) {
+                double v[3];
+                input_fit_node(f, n, v);
+                for (size_t c = 0; c < 3; c++)
+                        table[3 * n + c] = (uint16_t) lround(v[c] * 65535.0);
         }
+        /* lutAtoBType (ICC.1:2010 §10.10): A curves (the shaper), CLUT (t → t'), M curves
+         * (identity), matrix, B curves (identity). Its output is the 16-bit PCS encoding
+         * scaled to 0..1, so the matrix gives XYZ · 32768/65535 (u1Fixed15). */
+        double m[12] = {};
+        for (size_t k = 0; k < 9; k++)
+                m[k] = f->matrix[k] * (32768.0 / 65535.0);
+        cmsStage *stages[5] = { cmsStageAllocToneCurves(NULL, 3, curves),
+                                cmsStageAllocCLut16bit(NULL, INPUT_FIT_GRID, 3, 3, table),
+                                cmsStageAllocToneCurves(NULL, 3, NULL),
+                                cmsStageAllocMatrix(NULL, 3, 3, m, m + 9),
+                                cmsStageAllocToneCurves(NULL, 3, NULL) };
+        for (size_t i = 0; i < 5; i++)
+                if (!stages[i] || !cmsPipelineInsertStage(p, cmsAT_END, stages[i])) {
+                        for (size_t j = i; j < 5; j++)
+                                if (stages[j])
+                                        cmsStageFree(stages[j]);
+                        return -ENOMEM;
+                }
         return cmsWriteTag(h, cmsSigAToB0Tag, p) ? 0 : -EIO;
 }
 
@@ -100,6 +101,10 @@ static int build(const InputFit *f, const InputIccOptions *o, const char *const 
         if (!cmsWriteTag(h, cmsSigMediaWhitePointTag, cmsD50_XYZ()))
                 return -EIO;
         if (f->model == INPUT_MODEL_LUT) {
+                if (o->v2) {
+                        *ret_reason = "a LUT profile needs ICC v4 (lutAtoBType: the matrix after the CLUT)";
+                        return -EINVAL;
+                }
                 r = write_lut(h, f, curves);
                 if (r < 0)
                         return r;

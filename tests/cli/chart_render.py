@@ -181,17 +181,24 @@ def render(cht, colours, width, height, img_corners, background=(0.35, 0.33, 0.3
     d = h[2, 0] * xx + h[2, 1] * yy + h[2, 2]
     u = (h[0, 0] * xx + h[0, 1] * yy + h[0, 2]) / d
     v = (h[1, 0] * xx + h[1, 1] * yy + h[1, 2]) / d
-    img = np.empty((height * s, width * s, 3))
-    img[:] = background
     # the background gets a gentle gradient so that it is not a flat patch itself
-    img *= (0.8 + 0.4 * xx / (width * s))[..., None]
     xs = [c[0] for c in corners]
     ys = [c[1] for c in corners]
-    inside = (u >= min(xs)) & (u <= max(xs)) & (v >= min(ys)) & (v <= max(ys))
-    img[inside] = base
-    for (name, x, y, w, hh) in patches:
-        m = (u >= x) & (u < x + w) & (v >= y) & (v < y + hh)
-        img[m] = colours[norm_name(name)]
+    # a raster of the layout: 0 outside the chart, 1 its base, 2 + i patch i
+    cell = min(min(p[3], p[4]) for p in patches) / 20
+    u0, v0 = min(xs), min(ys)
+    nu, nv = int((max(xs) - u0) / cell) + 1, int((max(ys) - v0) / cell) + 1
+    raster = np.ones((nv, nu), dtype=np.int32)
+    table = np.array([background, base] + [colours[norm_name(p[0])] for p in patches], dtype=np.float64)
+    for i, (name, x, y, w, hh) in enumerate(patches):
+        raster[max(int(round((y - v0) / cell)), 0):int(round((y + hh - v0) / cell)),
+               max(int(round((x - u0) / cell)), 0):int(round((x + w - u0) / cell))] = 2 + i
+    iu, iv = np.floor((u - u0) / cell).astype(np.int64), np.floor((v - v0) / cell).astype(np.int64)
+    inside = (iu >= 0) & (iu < nu) & (iv >= 0) & (iv < nv)
+    label = np.zeros(u.shape, dtype=np.int32)
+    label[inside] = raster[iv[inside], iu[inside]]
+    gradient = (0.8 + 0.4 * xx / (width * s))[..., None]
+    img = np.where((label == 0)[..., None], table[0] * gradient, table[label])
     img = img.reshape(height, s, width, s, 3).mean(axis=(1, 3))
     if blur > 0:
         r = int(math.ceil(3 * blur))
