@@ -171,8 +171,9 @@ def placement(corners, width, height, scale, angle, keystone, centre=(0.5, 0.5))
 
 
 def render(cht, colours, width, height, img_corners, background=(0.35, 0.33, 0.30), base=(0.03, 0.03, 0.03),
-           blur=0.8, vignetting=0.03, noise=0.003, seed=1, supersample=2):
-    """Float RGB image (height, width, 3) in 0..1: patch i of the layout in colours[name]."""
+           blur=0.8, vignetting=0.03, noise=0.003, seed=1, supersample=2, gain=1.0):
+    """Float RGB image (height, width, 3) in 0..1: patch i of the layout in colours[name];
+    `gain` is the exposure, applied before the sensor clips at 1."""
     patches, corners, _ = cht
     rng = np.random.default_rng(seed)
     s = supersample
@@ -209,7 +210,7 @@ def render(cht, colours, width, height, img_corners, background=(0.35, 0.33, 0.3
         img = sum(k[i] * tmp[i:i + height, :, :] for i in range(2 * r + 1))
     yy, xx = np.mgrid[0:height, 0:width]
     rr = ((xx - width / 2) ** 2 + (yy - height / 2) ** 2) / ((width / 2) ** 2 + (height / 2) ** 2)
-    img = img * (1 - vignetting * rr)[..., None]
+    img = img * (1 - vignetting * rr)[..., None] * gain
     img = img + rng.normal(0, noise, img.shape)
     return np.clip(img, 0, 1)
 

@@ -82,9 +82,8 @@ def make_image(name, layout, ref_path, width, height, scale, angle, keystone, fm
                ref=None, icc=None, centre=(0.5, 0.5)):
     cht = cr.read_cht(layout)
     colours = colours_for(cht, ref or cr.read_reference(ref_path))
-    colours = {k: [min(c * gain, 1.0) for c in v] for k, v in colours.items()}
     corners = cr.placement(cht[1], width, height, scale, angle, keystone, centre)
-    img = cr.render(cht, colours, width, height, corners, seed=seed)
+    img = cr.render(cht, colours, width, height, corners, seed=seed, gain=gain)
     path = os.path.join(work, name)
     if fmt.startswith("png"):
         cr.write_png(path + ".png", img, bits=int(fmt[3:]))
