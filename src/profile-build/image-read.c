@@ -102,8 +102,11 @@ static int read_tiff(const char *path, Image **ret, char **ret_error) {
         TIFFOpenOptionsSetWarningHandlerExtR(opts, tiff_ignore, NULL);
         tif = TIFFOpenExt(path, "r", opts);
         TIFFOpenOptionsFree(opts);
-        if (!tif)
-                return fail(ret_error, -EINVAL, "not a readable TIFF file");
+        if (!tif) {
+                _cleanup_free_ char *why = TAKE_PTR(*ret_error);
+                return fail(ret_error, -EINVAL, "not a readable TIFF file: truncated or corrupt%s%s%s",
+                            why ? " (" : "", why ? why : "", why ? ")" : "");
+        }
         if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w) || !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &h))
                 return fail(ret_error, -EINVAL, "TIFF without a size");
         TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bits);
@@ -129,8 +132,11 @@ static int read_tiff(const char *path, Image **ret, char **ret_error) {
                 return -ENOMEM;
         for (unsigned p = 0; p < (planar == PLANARCONFIG_SEPARATE ? 3u : 1u); p++)
                 for (uint32_t y = 0; y < h; y++) {
-                        if (TIFFReadScanline(tif, line, y, (uint16_t) p) < 0)
-                                return fail(ret_error, -EINVAL, "TIFF: cannot read row %u: truncated or corrupt", y);
+                        if (TIFFReadScanline(tif, line, y, (uint16_t) p) < 0) {
+                                _cleanup_free_ char *why = TAKE_PTR(*ret_error);
+                                return fail(ret_error, -EINVAL, "TIFF: cannot read row %u: truncated or corrupt%s%s%s",
+                                            y, why ? " (" : "", why ? why : "", why ? ")" : "");
+                        }
                         for (uint32_t x = 0; x < w; x++)
                                 for (unsigned c = 0; c < 3; c++) {
                                         size_t i = planar == PLANARCONFIG_SEPARATE ? x : (size_t) x * spp + c;
