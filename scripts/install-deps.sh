@@ -19,6 +19,10 @@ packages+=(libx11-dev libxrandr-dev xvfb x11-utils)
 # argyll: tests/cli/test-profile-build.py compares tinct profile-build with colprof
 # (targen, fakeread, colprof, profcheck).
 packages+=(argyll)
+# tinct profile-build --chart: libtiff and libpng read the image; argyll-ref has the chart
+# layouts and references; tests/cli/test-profile-build-chart.py renders images with numpy
+# and compares with scanin + colprof.
+packages+=(libtiff-dev libpng-dev argyll-ref python3-numpy)
 
 missing=()
 for p in "${packages[@]}"; do

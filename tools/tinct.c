@@ -55,7 +55,7 @@ static const Verb verbs[] = {
           CLI_OPT_OUTPUT | CLI_OPT_V2 | CLI_OPT_DESCRIPTION | CLI_OPT_COPYRIGHT | CLI_OPT_QUIET | CLI_OPT_CHART |
                   CLI_OPT_REFERENCE | CLI_OPT_CORNERS | CLI_OPT_MODEL,
           CLI_OPT_OUTPUT,
-          "Display profile from Argyll .ti3 measurements",
+          "Display profile from .ti3, input profile from a chart",
           "Writes to OUT a matrix/shaper ICC display profile fitted to the measurements of\n"
           "a CGATS file as ArgyllCMS writes it (RGB_R RGB_G RGB_B XYZ_X XYZ_Y XYZ_Z), and\n"
           "reports its accuracy against them (docs/profile-build.md). Nothing is written\n"
@@ -281,7 +281,7 @@ static const OptionDef option_defs[] = {
         { CLI_OPT_UV, "uv", 0, NULL, offsetof(CliOptions, uv),
           "Draw the CIE 1976 u'v' diagram instead of CIE 1931 xy" },
         { CLI_OPT_CHART, "chart", 0, "LAYOUT", offsetof(CliOptions, chart),
-          "The chart's layout (.cht): build an input profile from IMAGE" },
+          "The chart's layout (.cht), for an input profile" },
         { CLI_OPT_REFERENCE, "reference", 0, "REF", offsetof(CliOptions, reference),
           "The chart's reference values (.cie, IT8.7: XYZ or Lab)" },
         { CLI_OPT_CORNERS, "corners", 0, "X,Y,...", offsetof(CliOptions, corners),
