@@ -37,19 +37,23 @@ static void work_done(Work *w) {
         free(w->rgb);
 }
 
+static int work_alloc(unsigned w, unsigned h, double scale, Work *ret) {
+        if (w < 8 || h < 8)
+                return -EINVAL; /* nothing to find a chart in */
+        *ret = (Work) { .w = w, .h = h, .scale = scale };
+        ret->rgb = calloc((size_t) w * h * 3, sizeof(float));
+        return ret->rgb ? 0 : -ENOMEM;
+}
+
 static int work_from_image(const Image *img, unsigned max_side, Work *ret) {
         unsigned f = 1;
+        int r;
 
         while ((img->width + f - 1) / f > max_side || (img->height + f - 1) / f > max_side)
                 f++;
-        ret->w = img->width / f;
-        ret->h = img->height / f;
-        if (ret->w < 8 || ret->h < 8)
-                return -EINVAL;
-        ret->scale = f;
-        ret->rgb = calloc((size_t) ret->w * ret->h * 3, sizeof(float));
-        if (!ret->rgb)
-                return -ENOMEM;
+        r = work_alloc(img->width / f, img->height / f, f, ret);
+        if (r < 0)
+                return r;
         for (unsigned y = 0; y < ret->h; y++)
                 for (unsigned x = 0; x < ret->w; x++)
                         for (unsigned c = 0; c < 3; c++) {
@@ -63,12 +67,9 @@ static int work_from_image(const Image *img, unsigned max_side, Work *ret) {
 }
 
 static int work_halve(const Work *from, Work *ret) {
-        ret->w = from->w / 2;
-        ret->h = from->h / 2;
-        ret->scale = from->scale * 2;
-        ret->rgb = calloc((size_t) ret->w * ret->h * 3, sizeof(float));
-        if (!ret->rgb)
-                return -ENOMEM;
+        int r = work_alloc(from->w / 2, from->h / 2, from->scale * 2, ret);
+        if (r < 0)
+                return r;
         for (unsigned y = 0; y < ret->h; y++)
                 for (unsigned x = 0; x < ret->w; x++)
                         for (unsigned c = 0; c < 3; c++) {
@@ -205,17 +206,24 @@ static double score(Scorer *s, const Work *w, const double corners[8], double *r
         return fmin(unif, 1.0) - corr;
 }
 
+/* The layout outline's bounding box, chart units. */
+static void outline_bounds(const Cht *cht, double *u0, double *u1, double *v0, double *v1) {
+        *u0 = *v0 = INFINITY;
+        *u1 = *v1 = -INFINITY;
+        for (size_t i = 0; i < 4; i++) {
+                *u0 = fmin(*u0, cht->corners[2 * i]);
+                *u1 = fmax(*u1, cht->corners[2 * i]);
+                *v0 = fmin(*v0, cht->corners[2 * i + 1]);
+                *v1 = fmax(*v1, cht->corners[2 * i + 1]);
+        }
+}
+
 /* The outline of the layout centred at (cx, cy), `width` image pixels wide, turned by a
  * degrees, in image pixels. */
 static void similarity_corners(const Cht *cht, double cx, double cy, double width, double a, double ret[8]) {
-        double u0 = INFINITY, u1 = -INFINITY, v0 = INFINITY, v1 = -INFINITY;
+        double u0, u1, v0, v1;
 
-        for (size_t i = 0; i < 4; i++) {
-                u0 = fmin(u0, cht->corners[2 * i]);
-                u1 = fmax(u1, cht->corners[2 * i]);
-                v0 = fmin(v0, cht->corners[2 * i + 1]);
-                v1 = fmax(v1, cht->corners[2 * i + 1]);
-        }
+        outline_bounds(cht, &u0, &u1, &v0, &v1);
         double k = width / (u1 - u0), c = cos(a * M_PI / 180.0), s = sin(a * M_PI / 180.0);
         for (size_t i = 0; i < 4; i++) {
                 double u = (cht->corners[2 * i] - (u0 + u1) / 2) * k, v = (cht->corners[2 * i + 1] - (v0 + v1) / 2) * k;
@@ -279,14 +287,9 @@ static double edge_angle(const Work *w) {
 
 static void coarse_search(Scorer *s, const Work *w, const Work *fine, Candidate *cand) {
         const Cht *cht = s->cht;
-        double u0 = INFINITY, u1 = -INFINITY, v0 = INFINITY, v1 = -INFINITY;
+        double u0, u1, v0, v1;
 
-        for (size_t i = 0; i < 4; i++) {
-                u0 = fmin(u0, cht->corners[2 * i]);
-                u1 = fmax(u1, cht->corners[2 * i]);
-                v0 = fmin(v0, cht->corners[2 * i + 1]);
-                v1 = fmax(v1, cht->corners[2 * i + 1]);
-        }
+        outline_bounds(cht, &u0, &u1, &v0, &v1);
         double iw = w->w * w->scale, ih = w->h * w->scale, aspect = (v1 - v0) / (u1 - u0);
         double max_width = fmin(iw, ih / aspect) * 1.05, pitch = patch_pitch(cht) / (u1 - u0);
         /* Steps small enough that the points (a quarter of a patch from its middle) stay
@@ -403,6 +406,10 @@ int chart_find(const Image *img, const Cht *cht, const double *lightness, const 
         if (r < 0)
                 return r;
         r = work_halve(&fine, &coarse);
+        if (r == -EINVAL) {
+                *ret = (ChartPlacement) { .found = false };
+                return 0;
+        }
         if (r < 0)
                 return r;
         r = scorer_init(&sc_coarse, cht, lightness, COARSE_PATCHES, 2, false);

@@ -107,7 +107,7 @@ int lm_solve(LmResiduals f, void *userdata, double *p, size_t np, size_t nr, uns
                 memcpy(p, trial, np * sizeof(double));
                 memcpy(r, r2, nr * sizeof(double));
                 lambda = fmax(lambda / 5.0, 1e-12);
-                bool converged = cost - new_cost <= 1e-10 * cost + 1e-18;
+                bool converged = cost - new_cost <= 1e-12 * cost + 1e-18;
                 cost = new_cost;
                 if (converged)
                         break;

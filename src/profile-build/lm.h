@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A generic Levenberg–Marquardt least-squares solver (forward-difference Jacobian, damped
- * normal equations solved by Cholesky), for the input-profile fit (input-fit.c). Small dense
- * problems: tens of parameters, a few thousand residuals.
+ * normal equations solved by Cholesky), for the display fit (profile-fit.c) and the input
+ * fit (input-fit.c). Small dense problems: tens of parameters, a few thousand residuals.
  *
- * Not here: any model. (profile-fit.c keeps its own solver, older and bound to its model.) */
+ * Not here: any model. */
 #pragma once
 
 #include <stddef.h>
