@@ -226,7 +226,8 @@ static void truncate_file(const char *path) {
 
 /* A ColorChecker-like chart: 6 × 4 patches, each a distinct grey-ish colour, on a dark
  * base, turned by 5° and scaled into a 400 × 300 image on a lighter background. */
-static uint16_t *synthetic_chart(const Cht *c, const double (*colour)[3], unsigned w, unsigned h, double ret_h[9]) {
+static uint16_t *synthetic_chart(const Cht *c, const double (*colour)[3], unsigned w, unsigned h, double ret_h[9],
+                                 int glare) {
         const double img[8] = { 60, 40, 350, 65, 332, 262, 42, 237 };
         double inv[9];
         uint16_t *rgb = calloc((size_t) w * h * 3, sizeof(uint16_t));
@@ -241,8 +242,12 @@ static uint16_t *synthetic_chart(const Cht *c, const double (*colour)[3], unsign
                                 px[0] = px[1] = px[2] = 0.04;
                         for (size_t i = 0; i < c->n_patches; i++) {
                                 const ChtPatch *p = &c->patches[i];
-                                if (u >= p->x && u < p->x + p->w && v >= p->y && v < p->y + p->h)
+                                if (u >= p->x && u < p->x + p->w && v >= p->y && v < p->y + p->h) {
                                         memcpy(px, colour[i], sizeof px);
+                                        if ((int) i == glare) /* 20 % brighter on the right */
+                                                for (size_t k = 0; k < 3; k++)
+                                                        px[k] *= 1.0 + 0.2 * (u - p->x) / p->w;
+                                }
                         }
                         for (unsigned k = 0; k < 3; k++)
                                 rgb[((size_t) y * w + x) * 3 + k] = (uint16_t) lround(px[k] * 65535);
@@ -266,7 +271,7 @@ static void test_images_and_finding(void) {
                 colour[i][2] = g * (0.8 + 0.2 * (i % 2));
                 lightness[i] = 100 * cbrt(g);
         }
-        uint16_t *rgb = synthetic_chart(c, (const double(*)[3]) colour, w, ht, h);
+        uint16_t *rgb = synthetic_chart(c, (const double(*)[3]) colour, w, ht, h, -1);
 
         for (unsigned kind = 0; kind < 4; kind++) {
                 Image *img = NULL;
@@ -304,6 +309,23 @@ static void test_images_and_finding(void) {
                 free(err);
                 unlink(path);
         }
+        /* glare on one patch: flagged uneven, the others not */
+        free(rgb);
+        rgb = synthetic_chart(c, (const double(*)[3]) colour, w, ht, h, 9);
+        {
+                Image *img = NULL;
+                PatchSample ps[24];
+                snprintf(path, sizeof path, "%s/glare.tif", dir);
+                write_tiff(path, w, ht, 16, rgb);
+                err = NULL;
+                assert_se(image_read(path, &img, &err) == 0);
+                assert_se(chart_sample(img, c, h, ps) == 0);
+                for (size_t p = 0; p < 24; p++)
+                        assert_se(ps[p].uneven == (p == 9) && !ps[p].clipped_high && !ps[p].clipped_low);
+                image_free(img);
+                unlink(path);
+        }
+
         /* neither format; missing */
         snprintf(path, sizeof path, "%s/text.tif", dir);
         FILE *f = fopen(path, "we");
