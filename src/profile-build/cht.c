@@ -73,15 +73,22 @@ static int label_next(char *s) {
         return 0;
 }
 
-/* The labels from first to last inclusive; "_" is one empty label. Returns their count. */
-static int label_range(const char *first, const char *last, char (*ret)[CHT_MAX_LABEL + 1], size_t max) {
-        char cur[CHT_MAX_LABEL + 1];
-        size_t n = 0;
+typedef char Label[CHT_MAX_LABEL + 1];
+
+/* The labels from first to last inclusive, at most max; "_" is one empty label. Returns
+ * their count with *ret (caller frees). */
+static int label_range(const char *first, const char *last, size_t max, Label **ret) {
+        _cleanup_free_ Label *out = NULL;
+        Label cur;
+        size_t n = 0, cap = 0;
 
         if (streq(first, "_") || streq(last, "_")) {
                 if (!streq(first, last))
                         return -EINVAL;
-                ret[0][0] = '\0';
+                out = calloc(1, sizeof(Label));
+                if (!out)
+                        return -ENOMEM;
+                *ret = TAKE_PTR(out);
                 return 1;
         }
         if (strlen(first) > CHT_MAX_LABEL || strlen(last) > CHT_MAX_LABEL)
@@ -90,9 +97,17 @@ static int label_range(const char *first, const char *last, char (*ret)[CHT_MAX_
         for (;;) {
                 if (n >= max)
                         return -ERANGE;
-                strcpy(ret[n++], cur);
-                if (streq(cur, last))
+                if (n == cap) {
+                        Label *m = realloc(out, (cap = cap ? 2 * cap : 16) * sizeof(Label));
+                        if (!m)
+                                return -ENOMEM;
+                        out = m;
+                }
+                strcpy(out[n++], cur);
+                if (streq(cur, last)) {
+                        *ret = TAKE_PTR(out);
                         return (int) n;
+                }
                 int r = label_next(cur);
                 if (r < 0)
                         return r;
@@ -102,15 +117,12 @@ static int label_range(const char *first, const char *last, char (*ret)[CHT_MAX_
 }
 
 static int add_box(Cht *c, const Line *l, char **ret_error) {
-        _cleanup_free_ char(*xl)[CHT_MAX_LABEL + 1] = calloc(CHT_MAX_PATCHES, CHT_MAX_LABEL + 1);
-        _cleanup_free_ char(*yl)[CHT_MAX_LABEL + 1] = calloc(CHT_MAX_PATCHES, CHT_MAX_LABEL + 1);
+        _cleanup_free_ Label *xl = NULL, *yl = NULL;
         double v[6];
         int nx, ny;
 
         /* kind xfirst xlast yfirst ylast w h x0 y0 xstep ystep; 'X': names are x label then
          * y label, 'Y': y label then x label. */
-        if (!xl || !yl)
-                return -ENOMEM;
         if (l->n != 11)
                 return fail(ret_error, -EINVAL, l->number, "a patch box needs 11 fields, not %zu", l->n);
         for (size_t i = 0; i < 6; i++)
@@ -118,8 +130,10 @@ static int add_box(Cht *c, const Line *l, char **ret_error) {
                         return fail(ret_error, -EINVAL, l->number, "'%s' is not a number", l->tok[5 + i]);
         if (!(v[0] > 0 && v[1] > 0))
                 return fail(ret_error, -EINVAL, l->number, "a patch box must have a positive size");
-        nx = label_range(l->tok[1], l->tok[2], xl, CHT_MAX_PATCHES);
-        ny = label_range(l->tok[3], l->tok[4], yl, CHT_MAX_PATCHES);
+        nx = label_range(l->tok[1], l->tok[2], CHT_MAX_PATCHES, &xl);
+        ny = label_range(l->tok[3], l->tok[4], CHT_MAX_PATCHES, &yl);
+        if (nx == -ENOMEM || ny == -ENOMEM)
+                return -ENOMEM;
         if (nx < 0 || ny < 0)
                 return fail(ret_error, nx == -ERANGE || ny == -ERANGE ? -EFBIG : -EINVAL, l->number,
                             "bad label range %s..%s / %s..%s", l->tok[1], l->tok[2], l->tok[3], l->tok[4]);
