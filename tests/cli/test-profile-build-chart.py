@@ -174,6 +174,31 @@ case("CMP Digital Target 4 (570), 16-bit TIFF, -4 deg, 3% keystone", "dt4", DT4,
      [CC_CIE, os.path.join(REF, "ColorCheckerPassport.cie"), os.path.join(REF, "SpyderChecker.cie")],
      1000, 760, 0.85, -4, 0.03, "tiff16", "lut", expect_lut=True)
 
+# --- other layouts of argyll-ref: found and fitted (their references are not in argyll-ref:
+# made here, from random device values through the truth, so every patch is in its gamut) ---
+for layout, angle in (("it8.cht", -7), ("ColorCheckerSG.cht", 8)):
+    print("%s: found and fitted" % layout)
+    cht = cr.read_cht(os.path.join(REF, layout))
+    rng = np.random.default_rng(11)
+    dev = rng.uniform(0.03, 0.97, (len(cht[0]), 3)).tolist()
+    labs = evaluate(TRUTH, dev)
+    ref_path = os.path.join(work, layout + ".cie")
+    with open(ref_path, "w") as f:
+        f.write("CTI3\nNUMBER_OF_FIELDS 4\nBEGIN_DATA_FORMAT\nSAMPLE_ID LAB_L LAB_A LAB_B\nEND_DATA_FORMAT\n"
+                "NUMBER_OF_SETS %d\nBEGIN_DATA\n" % len(labs))
+        for p, lab in zip(cht[0], labs):
+            f.write("%s %.3f %.3f %.3f\n" % (p[0], *lab))
+        f.write("END_DATA\n")
+    corners = cr.placement(cht[1], 900, 700, 0.8, angle, 0.04)
+    img = cr.render(cht, {cr.norm_name(p[0]): d for p, d in zip(cht[0], dev)}, 900, 700, corners, seed=6)
+    image = os.path.join(work, layout + ".tif")
+    cr.write_tiff(image, img)
+    out = os.path.join(work, layout + ".icc")
+    r = build(image, os.path.join(REF, layout), ref_path, out)
+    print("".join("    | " + l + "\n" for l in (r.stdout + r.stderr).splitlines()), end="")
+    cv = [float(l.split()[3]) for l in r.stdout.splitlines() if l.startswith("cross-validated dE2000: mean")]
+    check(r.returncode == 0 and cv and cv[0] < 1.0, "%s: found, cross-validated dE2000 mean below 1" % layout)
+
 print("\nCIEDE2000 on unseen colours (truth: Canon EOS 5D camera profile)")
 print("| image | unseen patches | tinct mean | tinct max | Argyll mean | Argyll max |")
 print("|---|---|---|---|---|---|")
