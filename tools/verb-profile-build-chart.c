@@ -247,7 +247,7 @@ int verb_profile_build_chart(Invocation *inv) {
         if (r < 0)
                 return log_oom(), 1;
         if (!place.found) {
-                log_error("%s: the chart %s was not found (patch brightness against the reference's L*: r = %.2f, "
+                log_error("%s: the chart %s was not found (the patches' values explain the reference's L* with r = %.2f, "
                           "at least %.2f needed; spread inside the patches %.3f, at most %.2f allowed). If it is "
                           "there, give its corners: --corners x1,y1,x2,y2,x3,y3,x4,y4 (top-left, top-right, "
                           "bottom-right, bottom-left, pixels)",

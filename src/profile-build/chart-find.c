@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "chart-find.h"
+#include "lm.h"
 
 #define FINE_SIDE 640u
 #define COARSE_PATCHES 24u      /* patches scored during the coarse search (spread evenly) */
@@ -143,7 +144,7 @@ void homography_apply(const double h[9], double u, double v, double *ret_x, doub
  * image pixels. Lower is better: uniformity − correlation; +INFINITY when off the image. */
 static double score(Scorer *s, const Work *w, const double corners[8], double *ret_corr, double *ret_unif) {
         double h[9], within = 0.0, mean[3] = {}, between = 0.0;
-        double sl = 0.0, sll = 0.0, sy = 0.0, syy = 0.0, sly = 0.0;
+        double xtx[16] = {}, xty[4] = {}, sl = 0.0, sll = 0.0;
         size_t n_corr = 0;
         double img[8];
 
@@ -177,12 +178,15 @@ static double score(Scorer *s, const Work *w, const double corners[8], double *r
                 }
                 double l = s->lightness[s->patches[k]];
                 if (!isnan(l)) {
-                        double y = (s->means[3 * k] + s->means[3 * k + 1] + s->means[3 * k + 2]) / 3.0;
+                        /* L* against R, G, B and 1: the regression's normal equations */
+                        double x[4] = { s->means[3 * k], s->means[3 * k + 1], s->means[3 * k + 2], 1.0 };
+                        for (size_t a = 0; a < 4; a++) {
+                                for (size_t b = 0; b < 4; b++)
+                                        xtx[4 * a + b] += x[a] * x[b];
+                                xty[a] += x[a] * l;
+                        }
                         sl += l;
                         sll += l * l;
-                        sy += y;
-                        syy += y * y;
-                        sly += l * y;
                         n_corr++;
                 }
         }
@@ -191,10 +195,17 @@ static double score(Scorer *s, const Work *w, const double corners[8], double *r
                         between += (s->means[3 * k + q] - mean[q]) * (s->means[3 * k + q] - mean[q]);
         within /= s->n_patches;
         between /= s->n_patches;
-        double corr = 0.0;
-        if (n_corr >= 3) {
-                double vl = n_corr * sll - sl * sl, vy = n_corr * syy - sy * sy;
-                corr = vl > 0 && vy > 0 ? (n_corr * sly - sl * sy) / sqrt(vl * vy) : 0.0;
+        /* the multiple correlation: how much of L* a linear mix of the channels explains
+         * (R² = 1 − SSE/SST); the channels' weights are the camera's, unknown here */
+        double corr = 0.0, beta[4];
+        memcpy(beta, xty, sizeof beta);
+        for (size_t a = 0; a < 4; a++)
+                xtx[5 * a] += 1e-9;
+        if (n_corr >= 8 && lm_cholesky_solve(xtx, beta, 4) == 0) {
+                double sst = sll - sl * sl / n_corr, sse = sll;
+                for (size_t a = 0; a < 4; a++)
+                        sse -= beta[a] * xty[a];
+                corr = sst > 0 ? sqrt(fmax(1.0 - sse / sst, 0.0)) : 0.0;
         }
         double unif = within / (between + 1e-9);
         if (ret_corr)

@@ -5,8 +5,8 @@
  *
  * How: a coarse search over position, scale and rotation on a small copy of the image, then
  * a local refinement of the four corners, scoring each placement by how uniform the patches
- * are inside (against how much they differ from each other) and how well their brightness
- * follows the reference's L*. Its figures decide whether the chart is there at all.
+ * are inside (against how much they differ from each other) and how well their values
+ * explain the reference's L*. Its figures decide whether the chart is there at all.
  * docs/profile-build.md explains the figures and their thresholds.
  *
  * Not here: reading pixel values for the fit (chart-sample.c), files, logging. */
@@ -23,7 +23,7 @@
 typedef struct ChartPlacement {
         double h[9];            /* chart units → image pixels, row-major, homogeneous */
         double corners[8];      /* the layout's outline (Cht.corners) in image pixels */
-        double correlation;     /* patch brightness against reference L* (Pearson) */
+        double correlation;     /* reference L* against the patches' R, G, B (multiple correlation) */
         double uniformity;      /* within-patch variance / between-patch variance */
         bool found;             /* both figures within the thresholds below */
 } ChartPlacement;

@@ -183,8 +183,10 @@ def render(cht, colours, width, height, img_corners, background=(0.35, 0.33, 0.3
     u = (h[0, 0] * xx + h[0, 1] * yy + h[0, 2]) / d
     v = (h[1, 0] * xx + h[1, 1] * yy + h[1, 2]) / d
     # the background gets a gentle gradient so that it is not a flat patch itself
-    xs = [c[0] for c in corners]
-    ys = [c[1] for c in corners]
+    # the chart's base spans its outline and every patch (it8.cht's grey scale lies below
+    # its fiducial outline)
+    xs = [c[0] for c in corners] + [p[1] for p in patches] + [p[1] + p[3] for p in patches]
+    ys = [c[1] for c in corners] + [p[2] for p in patches] + [p[2] + p[4] for p in patches]
     # a raster of the layout: 0 outside the chart, 1 its base, 2 + i patch i
     cell = min(min(p[3], p[4]) for p in patches) / 20
     u0, v0 = min(xs), min(ys)

@@ -21,9 +21,11 @@ Usage: test-profile-build-chart.py TINCT ICC_EVAL CORPUS_DIR"""
 
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
+import zlib
 
 tinct, icc_eval, corpus = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), sys.argv[3]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -175,12 +177,15 @@ case("CMP Digital Target 4 (570), 16-bit TIFF, -4 deg, 3% keystone", "dt4", DT4,
      1000, 760, 0.85, -4, 0.03, "tiff16", "lut", expect_lut=True)
 
 # --- other layouts of argyll-ref: found and fitted (their references are not in argyll-ref:
-# made here, from random device values through the truth, so every patch is in its gamut) ---
+# made here, random surface colours through the truth's inverse and back, so that each value
+# is what the truth gives for its patch) ---
 for layout, angle in (("it8.cht", -7), ("ColorCheckerSG.cht", 8)):
     print("%s: found and fitted" % layout)
     cht = cr.read_cht(os.path.join(REF, layout))
     rng = np.random.default_rng(11)
-    dev = rng.uniform(0.03, 0.97, (len(cht[0]), 3)).tolist()
+    n = len(cht[0])
+    want = np.stack([rng.uniform(20, 95, n), rng.uniform(-45, 45, n), rng.uniform(-45, 60, n)], axis=1)
+    dev = cr.device_values(TRUTH, want.tolist())
     labs = evaluate(TRUTH, dev)
     ref_path = os.path.join(work, layout + ".cie")
     with open(ref_path, "w") as f:
@@ -259,6 +264,12 @@ refused("a truncated PNG", build(os.path.join(work, "truncated.png"), CC, CC_CIE
 # a header that claims 10000 x 7000 pixels (70 megapixels): refused before any pixel is read
 cr.write_tiff(os.path.join(work, "huge.tif"), np.zeros((7000, 10000, 3)), bits=8, truncate=0.001)
 refused("a huge TIFF (70 megapixels)", build(os.path.join(work, "huge.tif"), CC, CC_CIE, out), out, "cap of 60 megapixels")
+
+# a PNG whose header claims 9000 x 8000 (72 megapixels), nothing after it
+ihdr = b"IHDR" + struct.pack(">IIBBBBB", 9000, 8000, 8, 2, 0, 0, 0)
+with open(os.path.join(work, "huge.png"), "wb") as f:
+    f.write(b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + ihdr + struct.pack(">I", zlib.crc32(ihdr)))
+refused("a huge PNG (72 megapixels)", build(os.path.join(work, "huge.png"), CC, CC_CIE, out), out, "cap of 60 megapixels")
 
 print("warnings")
 conv, _, _ = make_image("cc-srgb", CC, CC_CIE, 900, 640, 0.7, 2, 0.01, icc=open(SRGB, "rb").read(), seed=3)
