@@ -265,10 +265,14 @@ refused("a truncated PNG", build(os.path.join(work, "truncated.png"), CC, CC_CIE
 cr.write_tiff(os.path.join(work, "huge.tif"), np.zeros((7000, 10000, 3)), bits=8, truncate=0.001)
 refused("a huge TIFF (70 megapixels)", build(os.path.join(work, "huge.tif"), CC, CC_CIE, out), out, "cap of 60 megapixels")
 
-# a PNG whose header claims 9000 x 8000 (72 megapixels), nothing after it
-ihdr = b"IHDR" + struct.pack(">IIBBBBB", 9000, 8000, 8, 2, 0, 0, 0)
+# a PNG whose header claims 9000 x 8000 (72 megapixels), with only its first row of data
+def png_chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
 with open(os.path.join(work, "huge.png"), "wb") as f:
-    f.write(b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + ihdr + struct.pack(">I", zlib.crc32(ihdr)))
+    f.write(b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", struct.pack(">IIBBBBB", 9000, 8000, 8, 2, 0, 0, 0)) +
+            png_chunk(b"IDAT", zlib.compress(bytes(1 + 9000 * 3))) + png_chunk(b"IEND", b""))
 refused("a huge PNG (72 megapixels)", build(os.path.join(work, "huge.png"), CC, CC_CIE, out), out, "cap of 60 megapixels")
 
 print("warnings")
