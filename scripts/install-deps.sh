@@ -22,6 +22,10 @@ packages+=(argyll)
 # Scanners (docs/scanners.md): libsane to build tinct-sane-list; sane-airscan for network
 # (eSCL) scanners and their test (tests/scan), beside SANE's own test backend (libsane1).
 packages+=(libsane-dev sane-airscan)
+# tinct profile-build --chart: libtiff and libpng read the image; argyll-ref has the chart
+# layouts and references; tests/cli/test-profile-build-chart.py renders images with numpy
+# and compares with scanin + colprof.
+packages+=(libtiff-dev libpng-dev argyll-ref python3-numpy)
 
 missing=()
 for p in "${packages[@]}"; do

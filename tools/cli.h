@@ -40,6 +40,10 @@ typedef enum CliOption {
         CLI_OPT_COPYRIGHT = 1 << 7, /* --copyright TEXT: the profile's 'cprt' */
         CLI_OPT_QUIET = 1 << 8,     /* --quiet, -q: no report */
         CLI_OPT_UV = 1 << 9,        /* --uv: the --svg diagram in CIE 1976 u'v' */
+        CLI_OPT_CHART = 1 << 10,    /* --chart LAYOUT.cht: profile-build from an image of a chart */
+        CLI_OPT_REFERENCE = 1 << 11, /* --reference REF.cie: the chart's reference values */
+        CLI_OPT_CORNERS = 1 << 12,  /* --corners X,Y,...: the chart's outline, if not found */
+        CLI_OPT_MODEL = 1 << 13,    /* --model auto|matrix|lut: the input profile's model */
 } CliOption;
 
 /* The options' values; a value option not given is NULL. */
@@ -54,6 +58,10 @@ typedef struct CliOptions {
         const char *copyright;
         bool quiet;
         bool uv;
+        const char *chart;
+        const char *reference;
+        const char *corners;
+        const char *model;
 } CliOptions;
 
 typedef enum VerbFlags {

@@ -52,13 +52,16 @@ static const Verb verbs[] = {
           "copyright, manufacturer and model, kind, colorspace, vcgt, creation time,\n"
           "metadata and the warnings colord reports. Offline: the daemon is not asked.",
           .run = verb_icc_info },
-        { "profile-build", "FILE.ti3", 1, 1, 0,
-          CLI_OPT_OUTPUT | CLI_OPT_V2 | CLI_OPT_DESCRIPTION | CLI_OPT_COPYRIGHT | CLI_OPT_QUIET, CLI_OPT_OUTPUT,
-          "Display profile from Argyll .ti3 measurements",
+        { "profile-build", "FILE.ti3|IMAGE", 1, 1, 0,
+          CLI_OPT_OUTPUT | CLI_OPT_V2 | CLI_OPT_DESCRIPTION | CLI_OPT_COPYRIGHT | CLI_OPT_QUIET | CLI_OPT_CHART |
+                  CLI_OPT_REFERENCE | CLI_OPT_CORNERS | CLI_OPT_MODEL,
+          CLI_OPT_OUTPUT,
+          "Display profile from .ti3, input profile from a chart",
           "Writes to OUT a matrix/shaper ICC display profile fitted to the measurements of\n"
           "a CGATS file as ArgyllCMS writes it (RGB_R RGB_G RGB_B XYZ_X XYZ_Y XYZ_Z), and\n"
           "reports its accuracy against them (docs/profile-build.md). Nothing is written\n"
-          "when the measurements are refused.",
+          "when the measurements are refused. With --chart and --reference: an input\n"
+          "(scanner, camera) profile from IMAGE, a TIFF or PNG of that chart.",
           .run = verb_profile_build },
         { "export", "[FILE|-]", 0, 1, 0, CLI_OPT_STATE_DIR, 0,
           "Write the whole store as JSON",
@@ -285,6 +288,14 @@ static const OptionDef option_defs[] = {
           "Print no report" },
         { CLI_OPT_UV, "uv", 0, NULL, offsetof(CliOptions, uv),
           "Draw the CIE 1976 u'v' diagram instead of CIE 1931 xy" },
+        { CLI_OPT_CHART, "chart", 0, "LAYOUT", offsetof(CliOptions, chart),
+          "The chart's layout (.cht), for an input profile" },
+        { CLI_OPT_REFERENCE, "reference", 0, "REF", offsetof(CliOptions, reference),
+          "The chart's reference values (.cie, IT8.7: XYZ or Lab)" },
+        { CLI_OPT_CORNERS, "corners", 0, "X,Y,...", offsetof(CliOptions, corners),
+          "The chart's 4 corners in the image (TL,TR,BR,BL)" },
+        { CLI_OPT_MODEL, "model", 0, "KIND", offsetof(CliOptions, model),
+          "auto (default), matrix or lut" },
 };
 
 enum {

@@ -31,6 +31,8 @@ int verb_profile_build(Invocation *inv) {
         size_t size = 0, icc_len = 0;
         int r;
 
+        if (inv->opts.chart || inv->opts.reference)
+                return verb_profile_build_chart(inv);
         r = read_file_capped(path, CGATS_MAX_SIZE, READ_REGULAR_ONLY, &data, &size, NULL);
         if (r == -EFBIG) {
                 log_error("%s: larger than %u bytes: not a measurement file", path, CGATS_MAX_SIZE);

@@ -17,6 +17,7 @@ int verb_icc_info(Invocation *inv);     /* verb-icc.c */
 int verb_gamut_check(const Invocation *inv); /* verb-gamut.c */
 int verb_gamut(Invocation *inv);        /* verb-gamut.c */
 int verb_profile_build(Invocation *inv); /* verb-profile-build.c */
+int verb_profile_build_chart(Invocation *inv); /* verb-profile-build-chart.c */
 int verb_export(Invocation *inv);       /* verb-store.c */
 int verb_import(Invocation *inv);       /* verb-store.c */
 int verb_dump(Invocation *inv);         /* verb-store.c */

@@ -142,6 +142,18 @@ static bool is_identifier(const char *s) {
         return true;
 }
 
+/* A file identifier: also the IT8.7 names of vendors' reference files ("IT8.7/2"). */
+static bool is_file_identifier(const char *s) {
+        _cleanup_free_ char *copy = strdup(s);
+
+        if (!copy)
+                return false;
+        for (char *c = copy; *c; c++)
+                if (*c == '/')
+                        *c = '.';
+        return is_identifier(copy);
+}
+
 static int parse_count(Parser *p, const char *name, const char *value, unsigned line, size_t max,
                        size_t *ret) {
         char *end;
@@ -374,7 +386,7 @@ int cgats_parse(const char *buf, size_t len, Cgats **ret, char **ret_error) {
                         continue;
                 switch (state) {
                 case STATE_TYPE:
-                        if (p.n_tok != 1 || !is_identifier(p.tok[0]) || streq(p.tok[0], "BEGIN_DATA") ||
+                        if (p.n_tok != 1 || !is_file_identifier(p.tok[0]) || streq(p.tok[0], "BEGIN_DATA") ||
                             streq(p.tok[0], "BEGIN_DATA_FORMAT")) {
                                 r = fail(&p, -EINVAL, "line %u: expected a file identifier such as CTI3%s", line,
                                          c->n_tables > 0 ? " or the end of the file" : "");

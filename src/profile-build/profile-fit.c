@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lm.h"
 #include "mat3.h"
 #include "profile-fit.h"
 
@@ -318,118 +319,25 @@ static void problem_residuals(Problem *pb, const double *p, double *r) {
                 }
 }
 
-static double sum_squares(const double *r, size_t n) {
-        double s = 0.0;
-        for (size_t i = 0; i < n; i++)
-                s += r[i] * r[i];
-        return s;
+static void problem_residuals_cb(void *userdata, const double *p, double *r) {
+        problem_residuals(userdata, p, r);
 }
 
-/* Solves the symmetric positive definite a·x = b in place (Cholesky); -EDOM if not. */
-static int cholesky_solve(double *a, double *b, size_t n) {
-        for (size_t j = 0; j < n; j++) {
-                double d = a[j * n + j];
-                for (size_t k = 0; k < j; k++)
-                        d -= a[j * n + k] * a[j * n + k];
-                if (!(d > 0.0))
-                        return -EDOM;
-                d = sqrt(d);
-                a[j * n + j] = d;
-                for (size_t i = j + 1; i < n; i++) {
-                        double s = a[i * n + j];
-                        for (size_t k = 0; k < j; k++)
-                                s -= a[i * n + k] * a[j * n + k];
-                        a[i * n + j] = s / d;
-                }
-        }
-        for (size_t i = 0; i < n; i++) {
-                double s = b[i];
-                for (size_t k = 0; k < i; k++)
-                        s -= a[i * n + k] * b[k];
-                b[i] = s / a[i * n + i];
-        }
-        for (size_t i = n; i-- > 0;) {
-                double s = b[i];
-                for (size_t k = i + 1; k < n; k++)
-                        s -= a[k * n + i] * b[k];
-                b[i] = s / a[i * n + i];
-        }
-        return 0;
-}
-
-/* Levenberg–Marquardt on the problem from its current model. Returns the steps taken or
- * -ENOMEM. */
+/* Levenberg–Marquardt (lm.c) on the problem from its current model. Returns the steps taken
+ * or -ENOMEM. */
 static int problem_solve(Problem *pb) {
         size_t np = problem_n_params(pb), nr = problem_n_residuals(pb);
-        _cleanup_free_ double *p = calloc(np, sizeof(double)), *trial = calloc(np, sizeof(double));
-        _cleanup_free_ double *r = calloc(nr, sizeof(double)), *r2 = calloc(nr, sizeof(double));
-        _cleanup_free_ double *jac = calloc(nr * np, sizeof(double));
-        _cleanup_free_ double *a = calloc(np * np, sizeof(double)), *ata = calloc(np * np, sizeof(double));
-        _cleanup_free_ double *g = calloc(np, sizeof(double)), *delta = calloc(np, sizeof(double));
-        double lambda = 1e-3, cost;
-        unsigned it;
+        _cleanup_free_ double *p = calloc(np, sizeof(double));
+        int r;
 
-        if (!p || !trial || !r || !r2 || !jac || !a || !ata || !g || !delta)
+        if (!p)
                 return -ENOMEM;
         problem_get(pb, p);
-        problem_residuals(pb, p, r);
-        cost = sum_squares(r, nr);
-
-        for (it = 0; it < FIT_MAX_ITERATIONS; it++) {
-                /* forward differences, column by column */
-                for (size_t j = 0; j < np; j++) {
-                        double h = 1e-7 * fmax(fabs(p[j]), 1e-2);
-                        memcpy(trial, p, np * sizeof(double));
-                        trial[j] += h;
-                        problem_residuals(pb, trial, r2);
-                        for (size_t i = 0; i < nr; i++)
-                                jac[i * np + j] = (r2[i] - r[i]) / h;
-                }
-                for (size_t j = 0; j < np; j++) {
-                        double s = 0.0;
-                        for (size_t i = 0; i < nr; i++)
-                                s += jac[i * np + j] * r[i];
-                        g[j] = s;
-                        for (size_t k = 0; k <= j; k++) {
-                                double t = 0.0;
-                                for (size_t i = 0; i < nr; i++)
-                                        t += jac[i * np + j] * jac[i * np + k];
-                                ata[j * np + k] = ata[k * np + j] = t;
-                        }
-                }
-
-                bool improved = false;
-                double new_cost = cost;
-                while (lambda < 1e12) {
-                        memcpy(a, ata, np * np * sizeof(double));
-                        for (size_t j = 0; j < np; j++) {
-                                a[j * np + j] += lambda * (ata[j * np + j] + 1e-9);
-                                delta[j] = -g[j];
-                        }
-                        if (cholesky_solve(a, delta, np) == 0) {
-                                for (size_t j = 0; j < np; j++)
-                                        trial[j] = p[j] + delta[j];
-                                problem_residuals(pb, trial, r2);
-                                new_cost = sum_squares(r2, nr);
-                                if (isfinite(new_cost) && new_cost < cost) {
-                                        improved = true;
-                                        break;
-                                }
-                        }
-                        lambda *= 4.0;
-                }
-                if (!improved)
-                        break;
-                memcpy(p, trial, np * sizeof(double));
-                memcpy(r, r2, nr * sizeof(double));
-                lambda = fmax(lambda / 5.0, 1e-12);
-                bool converged = cost - new_cost <= 1e-12 * cost + 1e-18;
-                cost = new_cost;
-                if (converged)
-                        break;
-        }
+        r = lm_solve(problem_residuals_cb, pb, p, np, nr, FIT_MAX_ITERATIONS);
+        if (r < 0)
+                return r;
         problem_set(pb, p); /* the model holds the best parameters */
-        return (int) it;
+        return r;
 }
 
 /* The samples a fit sees: device values, target Lab, adapted XYZ, weights. */

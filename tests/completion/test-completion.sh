@@ -19,7 +19,8 @@ expect "$(complete_words tinct device-add-profile --)" "--soft --help"
 expect "$(complete_words tinct gamut --)" "--json --uv --svg --help"
 expect "$(complete_words tinct edid-profile -)" "-o --help"
 # a usage too long for one line wraps; its options still complete
-expect "$(complete_words tinct profile-build --co)" "--copyright"
+expect "$(complete_words tinct profile-build --cop)" "--copyright"
+expect "$(complete_words tinct profile-build --ch)" "--chart"
 expect "$(complete_words tinct find-device x --j)" "--json"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 touch "$tmp/monitor.icc"
