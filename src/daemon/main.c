@@ -38,6 +38,8 @@ static void help(void) {
                "  --profile-dir DIR      watched ICC directory; repeatable, replaces the defaults\n"
                "  --sysfs-root DIR       read devices and DMI from this sysfs tree (tests)\n"
                "  --no-udev              no device discovery\n"
+               "  --no-cups              do not follow CUPS queues (else: CUPS_SERVER, or\n"
+               "                         the default socket)\n"
                "  --create-dummy-sensor  add the dummy colour sensor\n"
                "  --dummy-sensor-display FILE.icc\n"
                "                         the dummy sensor measures a virtual display whose\n"
@@ -68,12 +70,13 @@ static char *default_parse_helper(const char *argv0) {
 static int parse_argv(int argc, char **argv, ManagerConfig *cfg) {
         enum { ARG_STATE_DIR = 0x100, ARG_PROFILE_DIR, ARG_SYSFS_ROOT, ARG_NO_UDEV, ARG_DUMMY,
                ARG_POLKIT_TIMEOUT, ARG_READY_FD, ARG_VERSION, ARG_IMPORT_COLORD, ARG_PARSE_HELPER,
-               ARG_PARSE_TIMEOUT, ARG_DUMMY_DISPLAY };
+               ARG_PARSE_TIMEOUT, ARG_DUMMY_DISPLAY, ARG_NO_CUPS };
         static const struct option options[] = {
                 { "state-dir", required_argument, NULL, ARG_STATE_DIR },
                 { "profile-dir", required_argument, NULL, ARG_PROFILE_DIR },
                 { "sysfs-root", required_argument, NULL, ARG_SYSFS_ROOT },
                 { "no-udev", no_argument, NULL, ARG_NO_UDEV },
+                { "no-cups", no_argument, NULL, ARG_NO_CUPS },
                 { "create-dummy-sensor", no_argument, NULL, ARG_DUMMY },
                 { "dummy-sensor-display", required_argument, NULL, ARG_DUMMY_DISPLAY },
                 { "polkit-timeout", required_argument, NULL, ARG_POLKIT_TIMEOUT },
@@ -107,6 +110,9 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg) {
                         break;
                 case ARG_NO_UDEV:
                         cfg->no_udev = true;
+                        break;
+                case ARG_NO_CUPS:
+                        cfg->no_cups = true;
                         break;
                 case ARG_DUMMY:
                         cfg->create_dummy_sensor = true;

@@ -23,6 +23,7 @@
 #include "profile-warnings.h"
 #include "profile.h"
 #include "sensor.h"
+#include "cups-source.h"
 #include "udev.h"
 
 uint64_t now_usec(void) {
@@ -152,6 +153,7 @@ Manager *manager_free(Manager *m) {
         profile_watch_free(m->profile_watch);
         display_watch_free(m->display_watch);
         udev_watch_free(m->udev_watch);
+        cups_watch_free(m->cups_watch);
         hashmap_free(m->devices_by_path);
         chain_index_done(&m->devices_by_id);
         hashmap_free(m->profiles_by_path);
@@ -387,6 +389,7 @@ void manager_remove_device(Manager *m, Device *d) {
         manager_emit_path_signal(m, "DeviceRemoved", d->path);
         display_device_removed(m, d);
         udev_device_removed(m, d);
+        cups_device_removed(m, d);
         device_free(d);
 }
 

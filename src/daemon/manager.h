@@ -45,6 +45,7 @@ typedef struct ManagerConfig {
         char **profile_dirs;
         char *sysfs_root;
         bool no_udev;
+        bool no_cups;                   /* --no-cups: printers are not followed (cups-source.h) */
         bool create_dummy_sensor;
         char *dummy_sensor_display;     /* ICC file: the dummy's virtual display (sensor-sim.h) */
         uint64_t polkit_timeout_usec;
@@ -84,6 +85,7 @@ typedef struct Manager {
         struct ProfileWatch *profile_watch;
         struct DisplayWatch *display_watch; /* display.c; NULL with --no-udev */
         struct UdevWatch *udev_watch;       /* udev.c: scanners, cameras, sensors; NULL with --no-udev */
+        struct CupsWatch *cups_watch;       /* cups-source.c: CUPS queues; NULL with --no-cups */
 
         char *system_vendor;
         char *system_model;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cups-source.h"
 #include "daemon-dbus.h"
 #include "device.h"
 #include "display.h"
@@ -152,6 +153,7 @@ int manager_startup(Manager *m) {
         restore_disk_devices(m);
         (void) display_discovery_start(m); /* after disk devices: a stored id wins its path */
         (void) udev_discovery_start(m);
+        (void) cups_discovery_start(m); /* asynchronous: devices come with cupsd's first answer */
         /* After the coldplug, as colord: a plugged-in sensor gets its id first. */
         if (m->config.create_dummy_sensor) {
                 Sensor *s;
