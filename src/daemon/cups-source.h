@@ -9,6 +9,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "manager.h"
 
@@ -27,5 +28,9 @@ bool cups_source_owns(Manager *m, const Device *d);
 /* cupsd's own CreateDevice for d's id: the device is cupsd's from now on (the caller makes
  * it the creator's). */
 void cups_source_hand_over(Manager *m, Device *d);
+/* A hard choice on d (set) or its removal: kept under the printer's identity too, when d
+ * has one (PRINTER_identity), so that the same printer under another queue gets it back. */
+void cups_identity_store_choice(Manager *m, const Device *d, const char *profile_id, uint64_t timestamp, bool set);
+
 /* Called by manager_remove_device() before a device is freed. */
 void cups_device_removed(Manager *m, Device *d);

@@ -171,6 +171,7 @@ Manager *manager_free(Manager *m) {
         free(m->config.sysfs_root);
         free(m->config.dummy_sensor_display);
         free(m->config.parse_helper);
+        free(m->config.fetch_helper);
         parser_free(m->parser);
         free(m->system_vendor);
         free(m->system_model);

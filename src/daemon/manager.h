@@ -51,6 +51,7 @@ typedef struct ManagerConfig {
         uint64_t polkit_timeout_usec;
         char *parse_helper;             /* tinct-parse (docs/sandbox.md) */
         uint64_t parse_timeout_usec;
+        char *fetch_helper;             /* --fetch-helper: spawn tinct-fetch, else its socket (cups-fetch.h) */
 } ManagerConfig;
 
 typedef struct Manager {
