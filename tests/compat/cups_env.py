@@ -18,7 +18,7 @@ DEADLINE_S = 120  # a guard against a hang, not a timing expectation
 class Cupsd:
     """cupsd in the foreground with everything under root_dir."""
 
-    def __init__(self, env, root_dir):
+    def __init__(self, env, root_dir, conf_lines=()):
         self.root = root_dir
         self.sock = os.path.join(root_dir, "cups.sock")
         for d in ("spool", "tmp", "cache", "state"):
@@ -29,8 +29,9 @@ class Cupsd:
                     "ErrorLog {r}/error_log\nAccessLog {r}/access_log\nPageLog {r}/page_log\n"
                     "FileDevice Yes\nSystemGroup root\nSandboxing Relaxed\n".format(r=root_dir))
         with open(os.path.join(root_dir, "cupsd.conf"), "w") as f:
-            f.write("Listen %s\nLogLevel debug\nBrowsing No\nDirtyCleanInterval 0\n"
-                    "<Location />\n  Order allow,deny\n  Allow all\n</Location>\n" % self.sock)
+            f.write("Listen %s\nLogLevel debug\nBrowsing No\nDirtyCleanInterval 0\n" % self.sock +
+                    "".join(line + "\n" for line in conf_lines) +
+                    "<Location />\n  Order allow,deny\n  Allow all\n</Location>\n")
         self.env = env._env()
         self.proc = subprocess.Popen(
             ["cupsd", "-f", "-c", os.path.join(root_dir, "cupsd.conf"),
