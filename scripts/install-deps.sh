@@ -19,6 +19,9 @@ packages+=(libx11-dev libxrandr-dev xvfb x11-utils)
 # argyll: tests/cli/test-profile-build.py compares tinct profile-build with colprof
 # (targen, fakeread, colprof, profcheck).
 packages+=(argyll)
+# The printer tests (docs/printers.md): ippeveprinter as the printer, a private avahi-daemon
+# for its DNS-SD, cups-filters and cups for the everywhere queue's filters.
+packages+=(cups-ipp-utils avahi-daemon cups-filters cups)
 
 missing=()
 for p in "${packages[@]}"; do
