@@ -423,9 +423,10 @@ static int queue_update(CupsWatch *w, const CupsPrinter *pr) {
         if (!signature || !path)
                 return -ENOMEM;
         Device *existing = manager_find_device_by_path(m, path);
-        if (existing && existing != q->device)
-                return 0; /* cupsd's own, a stored one or a root client's: never a second one */
-        if (!existing) {
+        if (existing && existing != q->device) {
+                /* cupsd's own, a stored one or a root client's: never a second one; it
+                 * still gets the printer's identity and vendor profiles (decorate). */
+        } else if (!existing) {
                 r = queue_create_device(w, q, id, &props);
                 if (r < 0)
                         return r;
