@@ -26,6 +26,9 @@ packages+=(libsane-dev sane-airscan)
 # layouts and references; tests/cli/test-profile-build-chart.py renders images with numpy
 # and compares with scanin + colprof.
 packages+=(libtiff-dev libpng-dev argyll-ref python3-numpy)
+# The printer tests (docs/printers.md): ippeveprinter as the printer, a private avahi-daemon
+# for its DNS-SD, cups-filters and cups for the everywhere queue's filters.
+packages+=(cups-ipp-utils avahi-daemon cups-filters cups)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bus-util.h"
+#include "cups-source.h"
 #include "daemon-dbus.h"
 #include "device.h"
 #include "log.h"
@@ -123,6 +124,8 @@ static int choice_store(Manager *m, const Client *c, const Device *d, const Prof
         if (!c->authorized)
                 return store_mapping_set(m->store, c->uid, d->id, p->id, timestamp);
         int r = store_mapping_set(m->store, STORE_LAYER_SYSTEM, d->id, p->id, timestamp);
+        if (r >= 0) /* a printer's choice follows it to its next queue (docs/printers.md) */
+                cups_identity_store_choice(m, d, p->id, timestamp, true);
         if (r < 0 || c->uid == STORE_LAYER_SYSTEM)
                 return r;
         return store_mapping_unset(m->store, c->uid, d->id, p->id);

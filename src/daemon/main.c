@@ -57,6 +57,10 @@ static void help(void) {
                "  --sane-discovery       list SANE's scanners despite --no-udev/--sysfs-root\n"
                "  --sane-test-devices    include SANE's test devices (vendor Noname)\n"
                "  --sane-timeout SEC     kill a SANE listing that takes longer (default %g)\n"
+               "  --no-cups              do not follow CUPS queues (else: CUPS_SERVER, or\n"
+               "                         the default socket)\n"
+               "  --fetch-helper PATH    run tinct-fetch as a child (tests), not through its\n"
+               "                         socket unit\n"
                "  --create-dummy-sensor  add the dummy colour sensor\n"
                "  --dummy-sensor-display FILE.icc\n"
                "                         the dummy sensor measures a virtual display whose\n"
@@ -99,12 +103,14 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
         enum { ARG_STATE_DIR = 0x100, ARG_PROFILE_DIR, ARG_SYSFS_ROOT, ARG_NO_UDEV, ARG_DUMMY,
                ARG_POLKIT_TIMEOUT, ARG_READY_FD, ARG_VERSION, ARG_IMPORT_COLORD, ARG_PARSE_HELPER,
                ARG_PARSE_TIMEOUT, ARG_DUMMY_DISPLAY, ARG_SANE_DISCOVERY, ARG_SANE_TEST_DEVICES,
-               ARG_SANE_TIMEOUT };
+               ARG_SANE_TIMEOUT, ARG_NO_CUPS, ARG_FETCH_HELPER };
         static const struct option options[] = {
                 { "state-dir", required_argument, NULL, ARG_STATE_DIR },
                 { "profile-dir", required_argument, NULL, ARG_PROFILE_DIR },
                 { "sysfs-root", required_argument, NULL, ARG_SYSFS_ROOT },
                 { "no-udev", no_argument, NULL, ARG_NO_UDEV },
+                { "no-cups", no_argument, NULL, ARG_NO_CUPS },
+                { "fetch-helper", required_argument, NULL, ARG_FETCH_HELPER },
                 { "create-dummy-sensor", no_argument, NULL, ARG_DUMMY },
                 { "dummy-sensor-display", required_argument, NULL, ARG_DUMMY_DISPLAY },
                 { "polkit-timeout", required_argument, NULL, ARG_POLKIT_TIMEOUT },
@@ -143,6 +149,13 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
                         break;
                 case ARG_NO_UDEV:
                         cfg->no_udev = true;
+                        break;
+                case ARG_NO_CUPS:
+                        cfg->no_cups = true;
+                        break;
+                case ARG_FETCH_HELPER:
+                        if (free_and_strdup(&cfg->fetch_helper, optarg) < 0)
+                                return log_oom();
                         break;
                 case ARG_DUMMY:
                         cfg->create_dummy_sensor = true;

@@ -13,6 +13,7 @@
 #include "bus-raw.h"
 #include "dbus-wire.h"
 #include "bus-util.h"
+#include "cups-source.h"
 #include "daemon-dbus.h"
 #include "device.h"
 #include "log.h"
@@ -296,6 +297,21 @@ static int store_disk_device(Manager *m, Device *d, const StrMap *props, bool is
         return r;
 }
 
+/* A device tinct made for a CUPS queue, taken by cupsd's CreateDevice: the creator's, in
+ * the scope it asked for (temp: it goes when cupsd leaves the bus, and the CUPS source
+ * makes it again while the queue is there). */
+static int hand_over_device(Manager *m, Client *c, Device *d, Scope scope) {
+        cups_source_hand_over(m, d);
+        if (scope != SCOPE_TEMP)
+                return 0;
+        d->scope = SCOPE_TEMP;
+        int r = free_and_strdup(&d->creator, c->name);
+        if (r < 0)
+                return r;
+        watch_creator(m, c);
+        return 0;
+}
+
 /* Everything is checked, then stored, and only then is the device changed: a refused
  * promotion (too many Metadata entries, a disk that refuses the write) leaves the virtual
  * device as it was, in memory and on disk. What remains that can fail is an allocation. */
@@ -355,9 +371,15 @@ static int create_device_authorized(sd_bus_message *msg, Manager *m, Client *c, 
         if (existing) {
                 /* A virtual device (e.g. restored from disk before CUPS started) becomes the
                  * real one: promote it in place, no duplicate object (colord §16.6). */
-                if (!streq_ptr(existing->mode, "virtual"))
+                /* So does the device tinct made for a CUPS queue when cupsd registers the queue
+                 * itself: it becomes cupsd's (docs/printers.md), never a second one. */
+                bool cups_queue = cups_source_owns(m, existing);
+                if (!streq_ptr(existing->mode, "virtual") && !cups_queue)
                         return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_ALREADY_EXISTS, "device id '%s' already exists", id);
-                return promote_virtual_device(msg, m, existing, &props, error);
+                r = promote_virtual_device(msg, m, existing, &props, error);
+                if (r >= 0 && cups_queue)
+                        r = hand_over_device(m, c, existing, scope);
+                return r;
         }
         r = check_object_quota(m, c, error);
         if (r < 0)

@@ -27,6 +27,7 @@
 #include "sensor.h"
 #include "time-util.h"
 #include "scanner-source.h"
+#include "cups-source.h"
 #include "udev.h"
 
 typedef struct OwnerSuffix {
@@ -128,6 +129,7 @@ void manager_config_done(ManagerConfig *c) {
         c->dummy_sensor_display = mfree(c->dummy_sensor_display);
         c->parse_helper = mfree(c->parse_helper);
         c->sane_helper = mfree(c->sane_helper);
+        c->fetch_helper = mfree(c->fetch_helper);
 }
 
 Manager *manager_free(Manager *m) {
@@ -165,6 +167,7 @@ Manager *manager_free(Manager *m) {
         display_watch_free(m->display_watch);
         udev_watch_free(m->udev_watch);
         scanner_source_free(m->scanner_source);
+        cups_watch_free(m->cups_watch);
         hashmap_free(m->devices_by_path);
         chain_index_done(&m->devices_by_id);
         hashmap_free(m->profiles_by_path);
@@ -398,6 +401,7 @@ void manager_remove_device(Manager *m, Device *d) {
         display_device_removed(m, d);
         udev_device_removed(m, d);
         scanner_device_removed(m, d);
+        cups_device_removed(m, d);
         device_free(d);
 }
 

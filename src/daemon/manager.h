@@ -32,6 +32,7 @@ typedef struct ManagerConfig {
         char **profile_dirs;
         char *sysfs_root;
         bool no_udev;
+        bool no_cups;                   /* --no-cups: printers are not followed (cups-source.h) */
         bool create_dummy_sensor;
         char *dummy_sensor_display;     /* ICC file: the dummy's virtual display (sensor-sim.h) */
         uint64_t polkit_timeout_usec;
@@ -41,6 +42,7 @@ typedef struct ManagerConfig {
         bool sane_test_devices;         /* SANE's vendor-Noname devices too */
         char *sane_helper;              /* tinct-sane-list */
         uint64_t sane_timeout_usec;
+        char *fetch_helper;             /* --fetch-helper: spawn tinct-fetch, else its socket (cups-fetch.h) */
 } ManagerConfig;
 
 typedef struct Manager {
@@ -77,6 +79,7 @@ typedef struct Manager {
         struct DisplayWatch *display_watch; /* display.c; NULL with --no-udev */
         struct UdevWatch *udev_watch;       /* udev.c: scanners, cameras, sensors; NULL with --no-udev */
         struct ScannerSource *scanner_source; /* scanner-source.c: SANE's scanners; NULL when off */
+        struct CupsWatch *cups_watch;       /* cups-source.c: CUPS queues; NULL with --no-cups */
 
         char *system_vendor;
         char *system_model;

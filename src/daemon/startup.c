@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cups-source.h"
 #include "daemon-dbus.h"
 #include "device.h"
 #include "display.h"
@@ -154,6 +155,7 @@ int manager_startup(Manager *m) {
         (void) display_discovery_start(m); /* after disk devices: a stored id wins its path */
         (void) udev_discovery_start(m);
         (void) scanner_source_start(m); /* after udev: a USB scanner udev found keeps its device */
+        (void) cups_discovery_start(m); /* asynchronous: devices come with cupsd's first answer */
         /* After the coldplug, as colord: a plugged-in sensor gets its id first. */
         if (m->config.create_dummy_sensor) {
                 Sensor *s;

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,12 +59,12 @@ static int drop_capabilities(void) {
         return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
 }
 
-static int set_limits(void) {
+static int set_limits(rlim_t max_files) {
         const struct {
                 int resource;
                 rlim_t value;
         } limits[] = {
-                { RLIMIT_NOFILE, 4 },   /* fds 0-3: no new files even without seccomp */
+                { RLIMIT_NOFILE, max_files },
                 { RLIMIT_FSIZE, 0 },
                 { RLIMIT_CORE, 0 },
                 { RLIMIT_NPROC, 0 },
@@ -79,7 +80,7 @@ static int set_limits(void) {
         return 0;
 }
 
-static int install_filter(void) {
+static int install_filter(bool network) {
         static const int allowed[] = {
                 SCMP_SYS(read), SCMP_SYS(write), SCMP_SYS(readv), SCMP_SYS(writev),
                 SCMP_SYS(recvfrom), SCMP_SYS(sendto),
@@ -113,23 +114,28 @@ static int install_filter(void) {
         if (r >= 0)
                 r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
                                      SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+        /* tinct-fetch: TCP to the printer, blocking with a deadline. */
+        static const int client_calls[] = {
+                SCMP_SYS(connect), SCMP_SYS(poll), SCMP_SYS(ppoll), SCMP_SYS(getsockopt), SCMP_SYS(setsockopt),
+                SCMP_SYS(alarm), SCMP_SYS(shutdown), SCMP_SYS(fcntl),
+        };
+        for (size_t i = 0; network && i < ELEMENTSOF(client_calls) && r >= 0; i++)
+                r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, client_calls[i], 0);
+        if (network && r >= 0)
+                r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ, AF_INET));
+        if (network && r >= 0)
+                r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ, AF_INET6));
         if (r >= 0)
                 r = seccomp_load(ctx);
         seccomp_release(ctx);
         return r;
 }
 
-int confine_parser_process(int socket_fd, const char **ret_step) {
+/* The steps both helpers take, in this order. */
+static int confine_common(bool network, rlim_t max_files, const char **ret_step) {
         int r;
         const char *step;
 
-        /* Follows the daemon: a parser must not outlive the process it serves. */
-        step = "PR_SET_PDEATHSIG";
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-                goto fail_errno;
-        step = "close_range";
-        if (socket_fd != 3 || close_range(4, ~0U, 0) < 0)
-                goto fail_errno;
         /* Before the filter: later mktime() calls must not need /etc/localtime. */
         tzset();
         step = "dropping the user";
@@ -142,10 +148,10 @@ int confine_parser_process(int socket_fd, const char **ret_step) {
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
                 goto fail_errno;
         step = "rlimits";
-        if ((r = set_limits()) < 0)
+        if ((r = set_limits(max_files)) < 0)
                 goto fail;
         step = "the seccomp filter";
-        if ((r = install_filter()) < 0)
+        if ((r = install_filter(network)) < 0)
                 goto fail;
         return 0;
 fail_errno:
@@ -153,4 +159,32 @@ fail_errno:
 fail:
         *ret_step = step;
         return r;
+}
+
+int confine_parser_process(int socket_fd, const char **ret_step) {
+        /* Follows the daemon: a parser must not outlive the process it serves. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
+                *ret_step = "PR_SET_PDEATHSIG";
+                return -errno;
+        }
+        if (socket_fd != 3 || close_range(4, ~0U, 0) < 0) {
+                *ret_step = "close_range";
+                return socket_fd != 3 ? -EBADF : -errno;
+        }
+        /* fds 0-3: no new files even without seccomp */
+        return confine_common(false, 4, ret_step);
+}
+
+int confine_fetch_process(const char **ret_step) {
+        /* Spawned by the daemon (tests, development): it must not outlive it. Started by
+         * systemd for one connection (tinct-fetch@.service): the parent is PID 1, a no-op. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
+                *ret_step = "PR_SET_PDEATHSIG";
+                return -errno;
+        }
+        if (close_range(3, ~0U, 0) < 0) {
+                *ret_step = "close_range";
+                return -errno;
+        }
+        return confine_common(true, 8, ret_step);
 }

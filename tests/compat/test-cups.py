@@ -19,11 +19,11 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compat  # noqa: E402
 from compat import check, check_eq, test  # noqa: E402
+from cups_env import Cupsd, Signals, prop  # noqa: E402
 
 QUEUE = "tinct-test"
 GLOSSY = "colord-tests--ibm-t61.icc"
 GENERIC = "colord-data--Bluish.icc"
-DEADLINE_S = 120  # a guard against a hang, not a timing expectation
 
 PPD = """*PPD-Adobe: "4.3"
 *FormatVersion: "4.3"
@@ -61,99 +61,6 @@ PPD = """*PPD-Adobe: "4.3"
 *DefaultPaperDimension: A4
 *PaperDimension A4/A4: "595 842"
 """
-
-
-class Cupsd:
-    """cupsd in the foreground with everything under root_dir."""
-
-    def __init__(self, env, root_dir):
-        self.root = root_dir
-        self.sock = os.path.join(root_dir, "cups.sock")
-        for d in ("spool", "tmp", "cache", "state"):
-            os.makedirs(os.path.join(root_dir, d), exist_ok=True)
-        with open(os.path.join(root_dir, "cups-files.conf"), "w") as f:
-            f.write("ServerRoot {r}\nRequestRoot {r}/spool\nTempDir {r}/tmp\nCacheDir {r}/cache\n"
-                    "StateDir {r}/state\nServerBin /usr/lib/cups\nDataDir /usr/share/cups\n"
-                    "ErrorLog {r}/error_log\nAccessLog {r}/access_log\nPageLog {r}/page_log\n"
-                    "FileDevice Yes\nSystemGroup root\nSandboxing Relaxed\n".format(r=root_dir))
-        with open(os.path.join(root_dir, "cupsd.conf"), "w") as f:
-            f.write("Listen %s\nLogLevel debug\nBrowsing No\n"
-                    "<Location />\n  Order allow,deny\n  Allow all\n</Location>\n" % self.sock)
-        self.env = env._env()
-        self.proc = subprocess.Popen(
-            ["cupsd", "-f", "-c", os.path.join(root_dir, "cupsd.conf"),
-             "-s", os.path.join(root_dir, "cups-files.conf")],
-            env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        self._wait_ready()
-
-    def log(self):
-        try:
-            with open(os.path.join(self.root, "error_log")) as f:
-                return f.read()[-4000:]
-        except OSError:
-            return "(no error_log)"
-
-    def _wait_ready(self):
-        # Ready when the scheduler answers on its socket (lpstat -r asks it).
-        deadline = time.monotonic() + DEADLINE_S
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError("cupsd exited (%d): %s\n%s" % (
-                    self.proc.returncode, self.proc.stdout.read().decode(errors="replace"), self.log()))
-            if os.path.exists(self.sock):
-                r = self.lp("lpstat", "-r", check=False)
-                if r.returncode == 0 and "is running" in r.stdout:
-                    print("    ok: cupsd is running", flush=True)
-                    return
-            time.sleep(0.05)  # polling a real condition, bounded by the deadline
-        raise AssertionError("cupsd did not start: " + self.log())
-
-    def lp(self, tool, *args, check=True):
-        r = subprocess.run([tool, "-h", self.sock] + list(args), env=self.env, text=True,
-                           capture_output=True, stdin=subprocess.DEVNULL, timeout=DEADLINE_S)
-        if check and r.returncode != 0:
-            raise AssertionError("%s %s failed: %s%s\n%s" % (tool, " ".join(args), r.stdout, r.stderr, self.log()))
-        return r
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-
-class Signals:
-    """The manager's DeviceAdded/DeviceRemoved, recorded from subscription on."""
-
-    def __init__(self, conn):
-        self.conn = conn
-        self.seen = []
-        self.sub = conn.signal_subscribe(None, compat.IFACE_MANAGER, None, compat.MANAGER_PATH, None, 0,
-                                         self._on_signal, None)
-
-    def _on_signal(self, _conn, _sender, _path, _iface, member, params, _data):
-        self.seen.append((member, params.unpack()[0] if params.n_children() else None))
-
-    def wait(self, member, obj):
-        from gi.repository import GLib
-        ctx = GLib.MainContext.default()
-        deadline = time.monotonic() + DEADLINE_S
-        wake = GLib.timeout_add(200, lambda: True)  # to look at the deadline now and then
-        try:
-            while (member, obj) not in self.seen:
-                if time.monotonic() > deadline:
-                    raise AssertionError("no %s(%s); seen %r" % (member, obj, self.seen))
-                ctx.iteration(True)
-        finally:
-            GLib.source_remove(wake)
-        print("    ok: %s %s" % (member, obj), flush=True)
-
-
-def prop(conn, path, iface, name):
-    return compat.call(conn, path, "org.freedesktop.DBus.Properties", "Get", "ss", [iface, name], reply="v")[0]
 
 
 @test

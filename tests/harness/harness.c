@@ -306,6 +306,10 @@ static void start_bus(Harness *h) {
                 fatal("chmod %s: %m", sock);
         if (setenv("DBUS_SYSTEM_BUS_ADDRESS", h->address, 1) < 0)
                 fatal("setenv: %m");
+        /* The daemon follows the cupsd of this socket, never the machine's (nothing listens). */
+        _cleanup_free_ char *cups = xasprintf("%s/cups.sock", h->tmp);
+        if (setenv("CUPS_SERVER", cups, 1) < 0)
+                fatal("setenv: %m");
 }
 
 static void start_polkit(Harness *h) {

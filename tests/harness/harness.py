@@ -164,6 +164,9 @@ class TinctEnv:
     def _env(self):
         env = dict(os.environ)
         env["DBUS_SYSTEM_BUS_ADDRESS"] = self.address
+        # The daemon follows the cupsd of this socket, never the machine's: nothing listens
+        # there unless a test starts its own cupsd with its root at <tmp>/cups.
+        env["CUPS_SERVER"] = os.path.join(self.tmp, "cups", "cups.sock")
         return env
 
     def _start_bus(self):

@@ -1,0 +1,618 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* CUPS queues as devices (see cups-source.h). One request to cupsd at a time; each answer
+ * is the whole list of queues, diffed against what the source holds. When cupsd does not
+ * answer, the devices stay as they were (one log line) until it does: a queue that went
+ * meanwhile goes with the next answer. */
+#include "cups-source.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sys/stat.h>
+
+#include "cups-fetch.h"
+#include "cups-ipp.h"
+#include "cups-printer.h"
+#include "cups-qualifier.h"
+#include "daemon-dbus.h"
+#include "device.h"
+#include "fileio.h"
+#include "log.h"
+#include "time-util.h"
+#include "md5.h"
+#include "parser.h"
+#include "profile.h"
+#include "strv.h"
+#include "utf8.h"
+
+typedef struct CupsQueue {
+        char *name;             /* the key */
+        char *signature;        /* the properties last applied, to see a change */
+        Device *device;         /* ours, or NULL (cupsd's own, or taken) */
+        bool seen;              /* in the latest answer */
+        CupsWatch *watch;
+        char *device_uri;
+        char *fetched_uri;      /* the printer URI last asked by tinct-fetch */
+        FetchRun *run;
+        char *uuid;             /* the printer's own printer-uuid, lower case */
+        char *identity;         /* cups_identity(): the key its hard choices are kept under too */
+        char **vendor_profiles; /* ids of the profiles made from printer-icc-profiles */
+        Device *decorated;      /* the device that got the identity and vendor profiles last */
+} CupsQueue;
+
+struct CupsWatch {
+        Manager *manager;
+        CupsServer server;
+        char server_name[128];
+        sd_event_source *timer;
+        IppCall *call;
+        Hashmap *queues;        /* name → CupsQueue */
+        int last_error;         /* of the last request, so a lasting failure is logged once */
+        char *last_problems;    /* the same for malformed printers */
+};
+
+static const char *const requested[] = {
+        "printer-name", "printer-make-and-model", "device-uri", "printer-device-id", "color-supported",
+        "printer-is-temporary", "print-color-mode-default", "media-col-default", "media-type-default",
+        "printer-resolution-default", NULL,
+};
+
+static CupsQueue *queue_free(CupsQueue *q) {
+        if (q) {
+                fetch_run_free(q->run);
+                free(q->name);
+                free(q->signature);
+                free(q->device_uri);
+                free(q->fetched_uri);
+                free(q->uuid);
+                free(q->identity);
+                strv_free(q->vendor_profiles);
+                free(q);
+        }
+        return NULL;
+}
+
+CupsWatch *cups_watch_free(CupsWatch *w) {
+        if (!w)
+                return NULL;
+        /* The manager frees the devices itself. */
+        void *it = NULL, *v;
+        while (hashmap_iterate(w->queues, &it, NULL, &v))
+                queue_free(v);
+        hashmap_free(w->queues);
+        ipp_call_free(w->call);
+        sd_event_source_disable_unref(w->timer);
+        cups_server_done(&w->server);
+        free(w->last_problems);
+        free(w);
+        return NULL;
+}
+
+static CupsQueue *queue_of_device(CupsWatch *w, const Device *d) {
+        void *it = NULL, *v;
+        if (!w || !d)
+                return NULL;
+        while (hashmap_iterate(w->queues, &it, NULL, &v))
+                if (((CupsQueue *) v)->device == d)
+                        return v;
+        return NULL;
+}
+
+bool cups_source_owns(Manager *m, const Device *d) {
+        return queue_of_device(m->cups_watch, d);
+}
+
+void cups_source_hand_over(Manager *m, Device *d) {
+        CupsQueue *q = queue_of_device(m->cups_watch, d);
+        if (!q)
+                return;
+        log_info("CUPS queue %s: cupsd registers it itself; its device %s is cupsd's now", q->name, d->id);
+        q->device = NULL;
+}
+
+void cups_device_removed(Manager *m, Device *d) {
+        CupsWatch *w = m->cups_watch;
+        void *it = NULL, *v;
+        while (w && hashmap_iterate(w->queues, &it, NULL, &v)) {
+                CupsQueue *q = v;
+                if (q->device == d)
+                        q->device = NULL; /* the next answer makes it again if the queue is still there */
+                if (q->decorated == d)
+                        q->decorated = NULL;
+        }
+}
+
+/* ---- identity and vendor profiles ------------------------------------------------------- */
+
+#define IDENTITY_PREFIX "printer-identity:"
+
+/* The user's hard choices are kept under the printer's identity as well as under the
+ * device id (docs/printers.md): a queue made again for the same printer, under any name,
+ * gets them back. The system's layer only: a queue's device is the system's. */
+void cups_identity_store_choice(Manager *m, const Device *d, const char *profile_id, uint64_t timestamp, bool set) {
+        const char *identity = strmap_get(&d->metadata, "PRINTER_identity");
+        if (!identity || !m->store || d->owner != 0)
+                return;
+        _cleanup_free_ char *key = NULL;
+        if (asprintf(&key, IDENTITY_PREFIX "%s", identity) < 0)
+                return (void) log_oom();
+        int r = set ? store_mapping_set(m->store, STORE_LAYER_SYSTEM, key, profile_id, timestamp)
+                    : store_mapping_unset(m->store, STORE_LAYER_SYSTEM, key, profile_id);
+        if (r < 0)
+                log_warning_errno(r, "Cannot keep the choice of %s for printer %s: %m", profile_id, identity);
+}
+
+/* A device of this identity whose own id has no stored choices yet takes the identity's. */
+static void restore_identity_choices(Manager *m, Device *d, const char *identity) {
+        StoreMapping *own = NULL, *maps = NULL;
+        size_t n_own = 0, n = 0;
+        _cleanup_free_ char *key = NULL;
+        if (!m->store || asprintf(&key, IDENTITY_PREFIX "%s", identity) < 0)
+                return;
+        if (store_mapping_profiles_for_device(m->store, STORE_LAYER_SYSTEM, d->id, &own, &n_own) < 0)
+                return;
+        store_mappings_free(own, n_own);
+        if (n_own > 0 || store_mapping_profiles_for_device(m->store, STORE_LAYER_SYSTEM, key, &maps, &n) < 0)
+                return;
+        bool changed = false;
+        for (size_t i = 0; i < n; i++) {
+                if (maps[i].timestamp == 0)
+                        continue;
+                if (store_mapping_set(m->store, STORE_LAYER_SYSTEM, d->id, maps[i].id, maps[i].timestamp) < 0)
+                        continue;
+                Profile *p = manager_find_profile_by_id(m, maps[i].id);
+                if (p && device_add_profile(d, p, true, maps[i].timestamp) >= 0)
+                        changed = true;
+        }
+        store_mappings_free(maps, n);
+        if (changed) {
+                log_info("%s: the choice made for printer %s is back", d->id, identity);
+                device_touch(d);
+                device_emit_relations_changed(d, true, NULL);
+        }
+}
+
+/* The identity as metadata, the vendor profiles as soft ones, the identity's choices: on
+ * whichever device of the queue's id lives now (tinct's or cupsd's). */
+static void decorate(CupsWatch *w, CupsQueue *q, bool force) {
+        Manager *m = w->manager;
+        _cleanup_free_ char *id = cups_device_id(q->name);
+        _cleanup_free_ char *path = id ? manager_object_path(m, DEVICE_PATH_PREFIX, id, 0) : NULL;
+        Device *d = path ? manager_find_device_by_path(m, path) : NULL;
+        if (!d || (d == q->decorated && !force))
+                return;
+        q->decorated = d;
+        bool props = false;
+        if (q->uuid && !streq_ptr(strmap_get(&d->metadata, "PRINTER_uuid"), q->uuid))
+                props = device_set_property(d, "PRINTER_uuid", q->uuid, NULL) >= 0 || props;
+        if (q->identity && !streq_ptr(strmap_get(&d->metadata, "PRINTER_identity"), q->identity))
+                props = device_set_property(d, "PRINTER_identity", q->identity, NULL) >= 0 || props;
+        if (props)
+                device_emit_properties(d, "Metadata", NULL);
+        bool added = false;
+        STRV_FOREACH(pid, q->vendor_profiles) {
+                Profile *p = manager_find_profile_by_id(m, *pid);
+                if (p && !device_find_profile(d, p) && device_add_profile(d, p, false, now(CLOCK_REALTIME)) >= 0)
+                        added = true;
+        }
+        if (added) {
+                device_touch(d);
+                device_emit_relations_changed(d, true, NULL);
+        }
+        if (q->identity)
+                restore_identity_choices(m, d, q->identity);
+}
+
+static char *vendor_profile_id(const CupsQueue *q, const char *name) {
+        char *id;
+        if (q->identity) {
+                /* By identity, so that a choice of it survives the queue (docs/printers.md). */
+                char hex[33];
+                md5_hex(q->identity, strlen(q->identity), hex);
+                return asprintf(&id, "printer-%.12s-%s", hex, name) < 0 ? NULL : id;
+        }
+        return asprintf(&id, "cups-%s-%s", q->name, name) < 0 ? NULL : id;
+}
+
+static int vendor_profile(CupsWatch *w, CupsQueue *q, const FetchProfile *f, char *const *media_types) {
+        Manager *m = w->manager;
+        _cleanup_free_ char *id = vendor_profile_id(q, f->name);
+        if (!id)
+                return -ENOMEM;
+        if (manager_find_profile_by_id(m, id))
+                return strv_contains(q->vendor_profiles, id) ? 0 : strv_extend(&q->vendor_profiles, id);
+        _cleanup_(icc_info_freep) IccInfo *info = NULL;
+        _cleanup_free_ char *why = NULL;
+        int r = parser_icc_info(m->parser, f->icc, f->icc_len, 0, &info, &why);
+        if (r < 0) {
+                log_warning("Printer %s: profile %s from %s is not a usable ICC profile: %s", q->name, f->name, f->url,
+                            why ?: strerror(-r));
+                return 0;
+        }
+        /* A file, because print filters read a profile by its Filename. */
+        _cleanup_free_ char *dir = NULL, *path = NULL;
+        char hex[33];
+        md5_hex(id, strlen(id), hex);
+        if (asprintf(&dir, "%s/printers", m->config.state_dir) < 0 || asprintf(&path, "%s/%s.icc", dir, hex) < 0)
+                return -ENOMEM;
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                return log_warning_errno(errno, "Cannot create %s: %m", dir);
+        r = write_file_atomic(path, f->icc, f->icc_len, 0644, WRITE_SKIP_IF_SAME);
+        if (r < 0)
+                return log_warning_errno(r, "Cannot write %s: %m", path);
+        _cleanup_free_ char *qualifier = cups_profile_qualifier(f->name, info->colorspace, media_types);
+        _cleanup_(profile_freep) Profile *p = NULL;
+        if (!qualifier || (r = profile_new(m, id, 0, SCOPE_NORMAL, &p)) < 0)
+                return -ENOMEM;
+        if ((r = free_and_strdup(&p->filename, path)) < 0 || (r = profile_apply_icc(p, info)) < 0 ||
+            (r = profile_set_property(p, "Qualifier", qualifier, NULL)) < 0 ||
+            (r = profile_set_property(p, "Format", "ColorModel.MediaType.Resolution", NULL)) < 0 ||
+            (r = strmap_set(&p->metadata, "PRINTER_profile_name", f->name)) < 0 ||
+            (r = strmap_set(&p->metadata, "PRINTER_profile_url", f->url)) < 0)
+                return r;
+        if ((r = manager_add_profile(m, p, false)) < 0)
+                return r;
+        TAKE_PTR(p);
+        log_info("Printer %s: vendor profile %s (%s) as %s", q->name, f->name, qualifier, id);
+        return strv_extend(&q->vendor_profiles, id);
+}
+
+static void on_fetched(FetchRun *run, int error, FetchReply *reply, void *userdata) {
+        CupsQueue *q = userdata;
+        CupsWatch *w = q->watch;
+        if (error < 0) {
+                log_warning_errno(error, "Printer %s: tinct-fetch gave no usable answer for %s: %m", q->name,
+                                  q->fetched_uri);
+                q->run = fetch_run_free(q->run);
+                return;
+        }
+        STRV_FOREACH(line, reply->problems)
+                log_warning("Printer %s: %s", q->name, *line);
+        _cleanup_free_ char *identity = NULL, *uuid = NULL;
+        if (reply->uuid && cups_identity(reply->uuid, NULL, &identity) >= 0)
+                uuid = strdup(identity + strlen("uuid:"));
+        else if (!q->identity)
+                (void) cups_identity(NULL, reply->device_id, &identity);
+        if (identity) {
+                free(q->identity);
+                q->identity = TAKE_PTR(identity);
+                if (uuid) {
+                        free(q->uuid);
+                        q->uuid = TAKE_PTR(uuid);
+                }
+        }
+        for (size_t i = 0; i < reply->n_profiles; i++) {
+                int r = vendor_profile(w, q, &reply->profiles[i], reply->media_types);
+                if (r < 0)
+                        log_warning_errno(r, "Printer %s: cannot register profile %s: %m", q->name,
+                                          reply->profiles[i].name);
+        }
+        fetch_reply_done(reply);
+        q->run = fetch_run_free(q->run);
+        decorate(w, q, true);
+}
+
+static void queue_fetch(CupsWatch *w, CupsQueue *q) {
+        if (q->run || !q->device_uri || streq_ptr(q->fetched_uri, q->device_uri))
+                return;
+        if (strncmp(q->device_uri, "ipp://", 6) != 0 && strncmp(q->device_uri, "ipps://", 7) != 0)
+                return; /* not a network printer tinct-fetch can ask */
+        if (free_and_strdup(&q->fetched_uri, q->device_uri) < 0)
+                return (void) log_oom();
+        int r = fetch_run_start(w->manager->event, w->manager->config.fetch_helper, q->device_uri, on_fetched, q,
+                                &q->run);
+        if (r < 0)
+                log_warning_errno(r, "Printer %s: cannot ask tinct-fetch (%s) for its identity and profiles: %m",
+                                  q->name, w->manager->config.fetch_helper ?: FETCH_SOCKET);
+}
+
+/* ---- one queue -------------------------------------------------------------------------- */
+
+typedef struct Props {
+        const char *keys[8];
+        char *values[8];
+        size_t n;
+} Props;
+
+static void props_done(Props *p) {
+        for (size_t i = 0; i < p->n; i++)
+                free(p->values[i]);
+}
+
+static int props_add(Props *p, const char *key, const char *value) {
+        assert(p->n < ELEMENTSOF(p->keys));
+        char *copy = strdup(value);
+        if (!copy)
+                return -ENOMEM;
+        p->keys[p->n] = key;
+        p->values[p->n++] = copy;
+        return 0;
+}
+
+/* What cupsd would send (colord §9.5), from what cupsd says of the queue. */
+static int queue_props(const CupsPrinter *pr, Props *ret) {
+        _cleanup_free_ char *vendor = NULL, *model = NULL, *serial = NULL;
+        int r;
+        if (pr->make_model && (r = cups_vendor_model(pr->make_model, &vendor, &model)) < 0 && r != -ENOENT)
+                return r;
+        if (pr->device_uri && !(serial = cups_sanitize_uri(pr->device_uri)))
+                return -ENOMEM;
+        _cleanup_free_ char *uuid = NULL;
+        if (pr->device_uri && (r = cups_uri_uuid(pr->device_uri, &uuid)) < 0 && r != -ENOENT)
+                return r;
+        if ((r = props_add(ret, "Kind", "printer")) < 0 ||
+            (r = props_add(ret, "Mode", "physical")) < 0 ||
+            (r = props_add(ret, "Colorspace", pr->color ? "rgb" : "gray")) < 0 ||
+            (r = props_add(ret, "Format", "ColorModel.MediaType.Resolution")) < 0 ||
+            (vendor && (r = props_add(ret, "Vendor", vendor)) < 0) ||
+            (model && (r = props_add(ret, "Model", model)) < 0) ||
+            (serial && (r = props_add(ret, "Serial", serial)) < 0) ||
+            (uuid && (r = props_add(ret, "PRINTER_uuid", uuid)) < 0))
+                return r;
+        return 0;
+}
+
+static char *props_signature(const Props *p) {
+        size_t len = 1;
+        for (size_t i = 0; i < p->n; i++)
+                len += strlen(p->keys[i]) + strlen(p->values[i]) + 2;
+        char *s = malloc(len), *e = s;
+        if (!s)
+                return NULL;
+        for (size_t i = 0; i < p->n; i++)
+                e += sprintf(e, "%s=%s\n", p->keys[i], p->values[i]);
+        *e = 0;
+        return s;
+}
+
+static int apply_props(Device *d, const Props *p) {
+        int r;
+        /* Kind first: the model clean-up depends on it. */
+        for (size_t i = 0; i < p->n; i++)
+                if ((r = device_set_property(d, p->keys[i], p->values[i], NULL)) < 0)
+                        return r;
+        return 0;
+}
+
+static int queue_create_device(CupsWatch *w, CupsQueue *q, const char *id, const Props *props) {
+        Manager *m = w->manager;
+        _cleanup_(device_freep) Device *d = NULL;
+        int r = device_new(m, id, 0, SCOPE_NORMAL, &d);
+        if (r < 0)
+                return r;
+        if ((r = apply_props(d, props)) < 0)
+                return r;
+        bool enabled;
+        if (m->store && store_device_get_enabled(m->store, id, &enabled) >= 0)
+                d->enabled = enabled;
+        if ((r = manager_add_device(m, d)) < 0)
+                return r;
+        q->device = TAKE_PTR(d);
+        log_info("CUPS queue %s: device %s", q->name, id);
+        return 0;
+}
+
+static int queue_update(CupsWatch *w, const CupsPrinter *pr) {
+        Manager *m = w->manager;
+        CupsQueue *q = hashmap_get(w->queues, pr->name);
+        int r;
+        if (!q) {
+                q = calloc(1, sizeof *q);
+                if (q)
+                        q->watch = w;
+                if (!q || !(q->name = strdup(pr->name))) {
+                        queue_free(q);
+                        return -ENOMEM;
+                }
+                if ((r = hashmap_put(w->queues, q->name, q)) < 0) {
+                        queue_free(q);
+                        return r;
+                }
+        }
+        q->seen = true;
+
+        _cleanup_free_ char *id = cups_device_id(pr->name);
+        _cleanup_(props_done) Props props = { 0 };
+        if (!id)
+                return -ENOMEM;
+        if ((r = queue_props(pr, &props)) < 0)
+                return r;
+        _cleanup_free_ char *signature = props_signature(&props);
+        _cleanup_free_ char *path = manager_object_path(m, DEVICE_PATH_PREFIX, id, 0);
+        if (!signature || !path)
+                return -ENOMEM;
+        Device *existing = manager_find_device_by_path(m, path);
+        if (existing && existing != q->device) {
+                /* cupsd's own, a stored one or a root client's: never a second one; it
+                 * still gets the printer's identity and vendor profiles (decorate). */
+        } else if (!existing) {
+                r = queue_create_device(w, q, id, &props);
+                if (r < 0)
+                        return r;
+        } else if (!streq_ptr(q->signature, signature)) {
+                if ((r = apply_props(existing, &props)) < 0)
+                        return r;
+                device_touch(existing);
+                device_emit_properties(existing, "Colorspace", "Vendor", "Model", "Serial", "Metadata", NULL);
+                log_info("CUPS queue %s changed", q->name);
+        }
+        free(q->signature);
+        q->signature = TAKE_PTR(signature);
+        if (pr->device_uri && !streq_ptr(q->device_uri, pr->device_uri) &&
+            (r = free_and_strdup(&q->device_uri, pr->device_uri)) < 0)
+                return r;
+        /* A temporary or discovered queue names the printer's uuid in its URI. */
+        _cleanup_free_ char *uuid = NULL;
+        if (!q->identity && pr->device_uri && cups_uri_uuid(pr->device_uri, &uuid) >= 0 &&
+            asprintf(&q->identity, "uuid:%s", uuid) >= 0)
+                q->uuid = TAKE_PTR(uuid);
+        if (!q->identity && pr->device_id)
+                (void) cups_identity(NULL, pr->device_id, &q->identity);
+        queue_fetch(w, q);
+        decorate(w, q, false);
+        return 0;
+}
+
+static void queue_gone(CupsWatch *w, CupsQueue *q) {
+        Manager *m = w->manager;
+        log_info("CUPS queue %s is gone%s", q->name, q->device ? ", and its device with it" : "");
+        hashmap_remove_value(w->queues, q->name, q);
+        Device *d = q->device;
+        char **vendor = TAKE_PTR(q->vendor_profiles);
+        queue_free(q);
+        if (d)
+                manager_remove_device(m, d);
+        /* Its vendor profiles too, unless another queue of the same printer holds them. */
+        STRV_FOREACH(pid, vendor) {
+                bool held = false;
+                void *it = NULL, *v;
+                while (!held && hashmap_iterate(w->queues, &it, NULL, &v))
+                        held = strv_contains(((CupsQueue *) v)->vendor_profiles, *pid);
+                Profile *p = held ? NULL : manager_find_profile_by_id(m, *pid);
+                if (p) {
+                        if (p->filename)
+                                (void) unlink(p->filename);
+                        manager_remove_profile(m, p);
+                }
+        }
+        strv_free(vendor);
+}
+
+/* ---- asking cupsd ---------------------------------------------------------------------- */
+
+static int schedule(CupsWatch *w, uint64_t usec);
+
+static void report_problems(CupsWatch *w, char *problems) {
+        if (streq_ptr(problems, w->last_problems)) {
+                free(problems);
+                return;
+        }
+        if (problems)
+                log_warning("cupsd at %s: %s", w->server_name, problems);
+        free(w->last_problems);
+        w->last_problems = problems;
+}
+
+static void append_problem(char **all, const char *name, const char *problem) {
+        char *s;
+        if (asprintf(&s, "%s%s%s%s%s", *all ?: "", *all ? "; " : "", name ? "printer " : "", name ?: "", problem) < 0)
+                return;
+        free(*all);
+        *all = s;
+}
+
+static void on_printers(IppCall *call, int error, IppMessage *msg, void *userdata) {
+        CupsWatch *w = userdata;
+        assert(call == w->call);
+        w->call = ipp_call_free(w->call);
+        /* client-error-not-found (0x0406): cupsd has no printers at all. */
+        if (error >= 0 && msg->status > 0x00ff && msg->status != 0x0406)
+                error = -EPROTO;
+        if (error < 0) {
+                if (error != w->last_error)
+                        log_warning_errno(error, "Cannot list the printers of cupsd at %s: %m; keeping the %zu "
+                                          "printer devices as they are until it answers", w->server_name,
+                                          hashmap_size(w->queues));
+                w->last_error = error;
+                if (msg)
+                        ipp_message_done(msg);
+                (void) schedule(w, CUPS_POLL_SEC * 1000000ULL);
+                return;
+        }
+        if (w->last_error < 0)
+                log_info("cupsd at %s answers", w->server_name);
+        w->last_error = 0;
+
+        void *it = NULL, *v;
+        while (hashmap_iterate(w->queues, &it, NULL, &v))
+                ((CupsQueue *) v)->seen = false;
+        char *problems = NULL;
+        for (size_t i = 0; i < msg->n_groups; i++) {
+                if (msg->groups[i].tag != IPP_TAG_PRINTER)
+                        continue;
+                _cleanup_(cups_printer_done) CupsPrinter pr = { 0 };
+                _cleanup_free_ char *problem = NULL;
+                int r = cups_printer_from_ipp(&msg->groups[i], &pr, &problem);
+                if (r == -ENOMEM) {
+                        log_oom();
+                        break;
+                }
+                if (problem)
+                        append_problem(&problems, pr.name, problem);
+                if (r < 0)
+                        continue;
+                r = queue_update(w, &pr);
+                if (r < 0)
+                        log_warning_errno(r, "CUPS queue %s: cannot make its device: %m", pr.name);
+        }
+        ipp_message_done(msg);
+        /* A queue that failed above still counts as seen: only absence removes. */
+        it = NULL;
+        while (hashmap_iterate(w->queues, &it, NULL, &v)) {
+                CupsQueue *q = v;
+                if (!q->seen) {
+                        queue_gone(w, q);
+                        it = NULL; /* the map changed under the iterator */
+                }
+        }
+        report_problems(w, problems);
+        (void) schedule(w, CUPS_POLL_SEC * 1000000ULL);
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        CupsWatch *w = userdata;
+        if (w->call)
+                return 0;
+        int r = ipp_call_start(w->manager->event, &w->server, IPP_OP_CUPS_GET_PRINTERS, NULL, requested,
+                               CUPS_CALL_TIMEOUT_SEC * 1000000ULL, on_printers, w, &w->call);
+        if (r < 0) {
+                /* Synchronous failures (no socket) come here: the same one-line rule. */
+                if (r != w->last_error)
+                        log_warning_errno(r, "Cannot reach cupsd at %s: %m; keeping the %zu printer devices as "
+                                          "they are until it answers", w->server_name, hashmap_size(w->queues));
+                w->last_error = r;
+                return schedule(w, CUPS_POLL_SEC * 1000000ULL);
+        }
+        return 0;
+}
+
+static int schedule(CupsWatch *w, uint64_t usec) {
+        if (!w->timer)
+                return sd_event_add_time_relative(w->manager->event, &w->timer, CLOCK_MONOTONIC, usec, 0, on_timer, w);
+        int r = sd_event_source_set_time_relative(w->timer, usec);
+        if (r < 0)
+                return r;
+        return sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
+}
+
+int cups_discovery_start(Manager *m) {
+        if (m->config.no_cups)
+                return 0;
+        CupsWatch *w = calloc(1, sizeof *w);
+        if (!w)
+                return log_oom();
+        w->manager = m;
+        const char *env = getenv("CUPS_SERVER");
+        int r = cups_server_parse(env, &w->server);
+        if (r < 0) {
+                cups_watch_free(w);
+                if (r == -ENOMEM)
+                        return log_oom();
+                log_warning("CUPS_SERVER=%s is not a socket path, an IP address or localhost (tinct resolves no "
+                            "names); printers are not followed", env);
+                return r;
+        }
+        cups_server_name(&w->server, w->server_name, sizeof w->server_name);
+        if (!(w->queues = hashmap_new())) {
+                cups_watch_free(w);
+                return log_oom();
+        }
+        m->cups_watch = w;
+        r = schedule(w, 0);
+        if (r < 0)
+                return log_warning_errno(r, "Cannot follow cupsd: %m");
+        log_debug("Following the queues of cupsd at %s", w->server_name);
+        return 0;
+}

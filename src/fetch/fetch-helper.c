@@ -1,0 +1,413 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* tinct-fetch: asks one printer for its identity and its vendor profiles (PWG 5100.13's
+ * printer-icc-profiles) and downloads them, for the daemon, which has no network itself
+ * (docs/printers.md). It reads the printer URI (ipp://host[:port]/path) as one line on
+ * stdin, writes a fetch-wire.h reply on stdout, and exits. The host is resolved once,
+ * before confinement (confine.h: no files, TCP only); after that it connects to that
+ * address only: a profile URL on another host, a redirect, a wrong content type, a 404 or
+ * a stream over the size cap is a problem line in the reply, never a second request
+ * elsewhere. Every exchange has a deadline; SIGALRM ends the whole run as a backstop. It
+ * does not parse ICC bytes: the daemon hands them to tinct-parse. No TLS: ipps and https
+ * URLs are reported, not fetched. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "confine.h"
+#include "fetch-wire.h"
+#include "http-wire.h"
+#include "icc-info.h"
+#include "ipp-wire.h"
+#include "macro.h"
+
+#define EXCHANGE_TIMEOUT_MS 10000
+#define RUN_DEADLINE_SEC 60
+#define IPP_REPLY_CAP (4u * 1024u * 1024u)
+
+typedef struct Url {
+        char scheme[8];
+        char host[256];
+        uint16_t port;
+        char path[2048];
+} Url;
+
+typedef struct Printer {
+        Url url;
+        struct sockaddr_storage addr;
+        socklen_t addr_len;
+        char numeric[INET6_ADDRSTRLEN];
+} Printer;
+
+static int parse_url(const char *s, Url *ret) {
+        Url u = { 0 };
+        const char *p = strstr(s, "://");
+        if (!p || (size_t) (p - s) >= sizeof u.scheme)
+                return -EINVAL;
+        memcpy(u.scheme, s, (size_t) (p - s));
+        p += 3;
+        const char *host_end;
+        if (*p == '[') {
+                host_end = strchr(p, ']');
+                if (!host_end)
+                        return -EINVAL;
+                p++;
+        } else {
+                host_end = p + strcspn(p, ":/?#");
+        }
+        size_t n = (size_t) (host_end - p);
+        if (n == 0 || n >= sizeof u.host || memchr(p, '@', n))
+                return -EINVAL;
+        memcpy(u.host, p, n);
+        p = host_end + (*host_end == ']');
+        u.port = streq(u.scheme, "http") ? 80 : 631;
+        if (*p == ':') {
+                char *end;
+                long port = strtol(p + 1, &end, 10);
+                if (end == p + 1 || port <= 0 || port > 65535)
+                        return -EINVAL;
+                u.port = (uint16_t) port;
+                p = end;
+        }
+        if (*p && *p != '/')
+                return -EINVAL;
+        if (strlen(*p ? p : "/") >= sizeof u.path)
+                return -EINVAL;
+        strcpy(u.path, *p ? p : "/");
+        *ret = u;
+        return 0;
+}
+
+static int64_t now_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int wait_fd(int fd, short events, int64_t deadline) {
+        for (;;) {
+                int64_t left = deadline - now_ms();
+                if (left <= 0)
+                        return -ETIMEDOUT;
+                struct pollfd pfd = { .fd = fd, .events = events };
+                int r = poll(&pfd, 1, (int) left);
+                if (r > 0)
+                        return 0;
+                if (r < 0 && errno != EINTR)
+                        return -errno;
+        }
+}
+
+/* One HTTP exchange with the printer's address on port; the response is kept in *ret_buf
+ * (caller frees), its head in *ret_head and its body in *ret_body and *ret_len. */
+static int exchange(const Printer *pr, uint16_t port, const uint8_t *req, size_t req_len, size_t cap,
+                    HttpHead *ret_head, uint8_t **ret_buf, const uint8_t **ret_body, size_t *ret_len,
+                    uint8_t **ret_owned) {
+        int64_t deadline = now_ms() + EXCHANGE_TIMEOUT_MS;
+        struct sockaddr_storage addr = pr->addr;
+        if (addr.ss_family == AF_INET)
+                ((struct sockaddr_in *) &addr)->sin_port = htons(port);
+        else
+                ((struct sockaddr_in6 *) &addr)->sin6_port = htons(port);
+        _cleanup_close_ int fd = socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+                return -errno;
+        if (connect(fd, (struct sockaddr *) &addr, pr->addr_len) < 0) {
+                if (errno != EINPROGRESS)
+                        return -errno;
+                int r = wait_fd(fd, POLLOUT, deadline);
+                if (r < 0)
+                        return r;
+                int err = 0;
+                socklen_t len = sizeof err;
+                if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+                        return -errno;
+                if (err)
+                        return -err;
+        }
+        for (size_t done = 0; done < req_len;) {
+                int r = wait_fd(fd, POLLOUT, deadline);
+                if (r < 0)
+                        return r;
+                ssize_t n = send(fd, req + done, req_len - done, MSG_NOSIGNAL);
+                if (n < 0 && errno != EAGAIN && errno != EINTR)
+                        return -errno;
+                if (n > 0)
+                        done += (size_t) n;
+        }
+        _cleanup_free_ uint8_t *buf = NULL;
+        size_t len = 0, size = 0;
+        HttpHead head = { 0 };
+        bool have_head = false;
+        for (;;) {
+                if (size - len < 65536) {
+                        if (size > cap + HTTP_MAX_HEAD + 65536)
+                                return -EFBIG; /* the body check below says so first */
+                        size_t grown_size = size ? size * 2 : 65536;
+                        uint8_t *grown = realloc(buf, grown_size);
+                        if (!grown)
+                                return -ENOMEM;
+                        buf = grown;
+                        size = grown_size;
+                }
+                int r = wait_fd(fd, POLLIN, deadline);
+                if (r < 0)
+                        return r;
+                ssize_t n = recv(fd, buf + len, size - len, 0);
+                if (n < 0) {
+                        if (errno == EAGAIN || errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                len += (size_t) n;
+                if (!have_head) {
+                        r = http_parse_head(buf, len, &head);
+                        if (r == -EAGAIN && n > 0)
+                                continue;
+                        if (r < 0)
+                                return r == -EAGAIN ? -EBADMSG : r;
+                        have_head = true;
+                        if (head.status != 200)
+                                break; /* the head says all a refusal needs */
+                }
+                r = http_body(buf, len, &head, cap, n == 0, ret_body, ret_len, ret_owned);
+                if (r == -EAGAIN)
+                        continue;
+                if (r < 0)
+                        return r;
+                break;
+        }
+        *ret_head = head;
+        *ret_buf = TAKE_PTR(buf);
+        return 0;
+}
+
+static void problem(FetchWriter *w, const char *fmt, ...) _printf_(2, 3);
+static void problem(FetchWriter *w, const char *fmt, ...) {
+        char line[FETCH_MAX_STRING];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(line, sizeof line, fmt, ap);
+        va_end(ap);
+        /* One line: the daemon logs it as it is. */
+        for (char *c = line; *c; c++)
+                if ((unsigned char) *c < ' ')
+                        *c = ' ';
+        fetch_write_string(w, FETCH_PROBLEM, line);
+}
+
+static const char *describe(int r) {
+        switch (r) {
+        case -ETIMEDOUT: return "no answer in time";
+        case -EFBIG: return "more bytes than the cap";
+        case -EBADMSG: return "not HTTP";
+        default: return strerror(-r);
+        }
+}
+
+static void fetch_profile(FetchWriter *w, const Printer *pr, const char *name, const char *url_str, size_t *budget) {
+        Url url;
+        if (parse_url(url_str, &url) < 0 || !streq(url.scheme, "http")) {
+                problem(w, "profile %s: %s is not an http URL tinct can fetch (no TLS); skipped", name, url_str);
+                return;
+        }
+        if (!streq(url.host, pr->url.host) && !streq(url.host, pr->numeric)) {
+                problem(w, "profile %s: %s is not on the printer's host %s; not fetched", name, url_str, pr->url.host);
+                return;
+        }
+        _cleanup_free_ uint8_t *req = NULL, *buf = NULL, *owned = NULL;
+        size_t req_len, len;
+        const uint8_t *body;
+        HttpHead head;
+        size_t cap = *budget < ICC_MAX_FILE_SIZE ? *budget : ICC_MAX_FILE_SIZE;
+        int r = http_build_request("GET", url.host, url.path, NULL, NULL, 0, &req, &req_len);
+        if (r >= 0)
+                r = exchange(pr, url.port, req, req_len, cap, &head, &buf, &body, &len, &owned);
+        if (r < 0) {
+                problem(w, "profile %s from %s: %s", name, url_str, describe(r));
+                return;
+        }
+        if (head.status >= 300 && head.status < 400) {
+                problem(w, "profile %s from %s: a redirect (HTTP %d) to %s, not followed", name, url_str, head.status,
+                        head.location[0] ? head.location : "nowhere");
+                return;
+        }
+        if (head.status != 200) {
+                problem(w, "profile %s from %s: HTTP %d", name, url_str, head.status);
+                return;
+        }
+        if (!streq(head.content_type, "application/vnd.iccprofile")) {
+                problem(w, "profile %s from %s: content type '%s', not application/vnd.iccprofile", name, url_str,
+                        head.content_type);
+                return;
+        }
+        fetch_write_profile(w, name, url_str, body, len);
+        *budget -= len;
+}
+
+static char *group_string(const IppGroup *g, const char *name) {
+        char *s = NULL;
+        (void) ipp_attr_string(ipp_group_find(g, name), 0, &s);
+        return s;
+}
+
+static void ask_printer(FetchWriter *w, const Printer *pr, const char *uri) {
+        static const char *const requested[] = {
+                "printer-uuid", "printer-device-id", "printer-icc-profiles", "media-type-supported", NULL,
+        };
+        _cleanup_free_ uint8_t *ipp = NULL, *req = NULL, *buf = NULL, *owned = NULL;
+        size_t ipp_len, req_len, len;
+        const uint8_t *body;
+        HttpHead head;
+        int r = ipp_build_request(IPP_OP_GET_PRINTER_ATTRIBUTES, 1, uri, requested, &ipp, &ipp_len);
+        if (r >= 0)
+                r = http_build_request("POST", pr->url.host, pr->url.path, "application/ipp", ipp, ipp_len, &req,
+                                       &req_len);
+        if (r >= 0)
+                r = exchange(pr, pr->url.port, req, req_len, IPP_REPLY_CAP, &head, &buf, &body, &len, &owned);
+        if (r < 0)
+                {
+                        problem(w, "Get-Printer-Attributes: %s", describe(r));
+                        return;
+                }
+        if (head.status != 200)
+                {
+                        problem(w, "Get-Printer-Attributes: HTTP %d", head.status);
+                        return;
+                }
+        _cleanup_(ipp_message_done) IppMessage msg = { 0 };
+        r = ipp_decode(body, len, &msg);
+        if (r < 0)
+                {
+                        problem(w, "Get-Printer-Attributes: a malformed IPP answer");
+                        return;
+                }
+        if (msg.status >= 0x100)
+                {
+                        problem(w, "Get-Printer-Attributes: IPP status 0x%04x", msg.status);
+                        return;
+                }
+        const IppGroup *g = NULL;
+        for (size_t i = 0; i < msg.n_groups && !g; i++)
+                if (msg.groups[i].tag == IPP_TAG_PRINTER)
+                        g = &msg.groups[i];
+        if (!g)
+                {
+                        problem(w, "Get-Printer-Attributes: no printer attributes");
+                        return;
+                }
+        _cleanup_free_ char *uuid = group_string(g, "printer-uuid"), *device_id = group_string(g, "printer-device-id");
+        if (uuid)
+                fetch_write_string(w, FETCH_UUID, uuid);
+        if (device_id && *device_id)
+                fetch_write_string(w, FETCH_DEVICE_ID, device_id);
+        const IppAttr *media = ipp_group_find(g, "media-type-supported");
+        for (size_t i = 0; media && i < media->n_values && i < 64; i++) {
+                _cleanup_free_ char *s = NULL;
+                if (ipp_attr_string(media, i, &s) >= 0 && *s)
+                        fetch_write_string(w, FETCH_MEDIA_TYPE, s);
+        }
+        const IppAttr *profiles = ipp_group_find(g, "printer-icc-profiles");
+        size_t budget = FETCH_MAX_TOTAL;
+        for (size_t i = 0; profiles && i < profiles->n_values; i++) {
+                if (i >= FETCH_MAX_PROFILES) {
+                        problem(w, "printer-icc-profiles: more than %d profiles; the rest skipped", FETCH_MAX_PROFILES);
+                        break;
+                }
+                const IppValue *v = &profiles->values[i];
+                _cleanup_free_ char *name = NULL, *url = NULL;
+                (void) ipp_attr_string(ipp_attr_member(v, "profile-name"), 0, &name);
+                if (ipp_attr_string(ipp_attr_member(v, "profile-url"), 0, &url) < 0)
+                        (void) ipp_attr_string(ipp_attr_member(v, "profile-uri"), 0, &url);
+                if (!name || !*name || !url) {
+                        problem(w, "printer-icc-profiles: entry %zu lacks profile-name or profile-url", i + 1);
+                        continue;
+                }
+                fetch_profile(w, pr, name, url, &budget);
+        }
+}
+
+static int read_request(char *buf, size_t size) {
+        size_t len = 0;
+        while (len < size - 1) {
+                ssize_t n = read(STDIN_FILENO, buf + len, size - 1 - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        break;
+                len += (size_t) n;
+                if (memchr(buf, '\n', len))
+                        break;
+        }
+        buf[len] = 0;
+        char *nl = strchr(buf, '\n');
+        if (!nl)
+                return -EBADMSG;
+        *nl = 0;
+        return 0;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n) {
+        while (n > 0) {
+                ssize_t k = write(fd, p, n);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k <= 0)
+                        return -errno;
+                p += k;
+                n -= (size_t) k;
+        }
+        return 0;
+}
+
+int main(void) {
+        char uri[FETCH_MAX_REQUEST];
+        Printer pr = { 0 };
+        FetchWriter w;
+        fetch_writer_init(&w);
+        /* The whole run, whatever happens: the daemon sees a helper that died. */
+        alarm(RUN_DEADLINE_SEC);
+        if (read_request(uri, sizeof uri) < 0) {
+                fprintf(stderr, "tinct-fetch: expected a printer URI and a newline on stdin\n");
+                return 2;
+        }
+        int r = parse_url(uri, &pr.url);
+        if (r < 0 || !streq(pr.url.scheme, "ipp")) {
+                problem(&w, "%s: not an ipp:// printer URI tinct can ask (no TLS); vendor profiles not fetched", uri);
+        } else {
+                struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *ai = NULL;
+                r = getaddrinfo(pr.url.host, NULL, &hints, &ai);
+                if (r != 0 || !ai || ai->ai_addrlen > sizeof pr.addr) {
+                        problem(&w, "%s: cannot resolve %s: %s", uri, pr.url.host, r ? gai_strerror(r) : "no address");
+                        pr.url.host[0] = 0;
+                } else {
+                        memcpy(&pr.addr, ai->ai_addr, ai->ai_addrlen);
+                        pr.addr_len = ai->ai_addrlen;
+                        (void) getnameinfo(ai->ai_addr, ai->ai_addrlen, pr.numeric, sizeof pr.numeric, NULL, 0,
+                                           NI_NUMERICHOST);
+                }
+                if (ai)
+                        freeaddrinfo(ai);
+        }
+        const char *step = NULL;
+        r = confine_fetch_process(&step);
+        if (r < 0) {
+                fprintf(stderr, "tinct-fetch: cannot confine itself (%s): %s\n", step, strerror(-r));
+                return 1;
+        }
+        if (pr.addr_len > 0)
+                ask_printer(&w, &pr, uri);
+        r = fetch_write_end(&w);
+        if (r >= 0)
+                r = write_all(STDOUT_FILENO, w.buf, w.len);
+        fetch_writer_done(&w);
+        return r < 0 ? 1 : 0;
+}

@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""A private cupsd for the printer tests, and the manager's signals recorded for waiting.
+
+cupsd runs in the foreground with everything under one directory of the test, listening on a
+unix socket only, with DBUS_SYSTEM_BUS_ADDRESS on the test's private bus. The harness points
+tinctd's CUPS_SERVER at <tmp>/cups/cups.sock, so a Cupsd rooted at <tmp>/cups is the one the
+daemon follows."""
+
+import os
+import subprocess
+import time
+
+import compat
+
+DEADLINE_S = 120  # a guard against a hang, not a timing expectation
+
+
+class Cupsd:
+    """cupsd in the foreground with everything under root_dir."""
+
+    def __init__(self, env, root_dir, conf_lines=()):
+        self.root = root_dir
+        self.sock = os.path.join(root_dir, "cups.sock")
+        for d in ("spool", "tmp", "cache", "state"):
+            os.makedirs(os.path.join(root_dir, d), exist_ok=True)
+        with open(os.path.join(root_dir, "cups-files.conf"), "w") as f:
+            f.write("ServerRoot {r}\nRequestRoot {r}/spool\nTempDir {r}/tmp\nCacheDir {r}/cache\n"
+                    "StateDir {r}/state\nServerBin /usr/lib/cups\nDataDir /usr/share/cups\n"
+                    "ErrorLog {r}/error_log\nAccessLog {r}/access_log\nPageLog {r}/page_log\n"
+                    "FileDevice Yes\nSystemGroup root\nSandboxing Relaxed\n".format(r=root_dir))
+        with open(os.path.join(root_dir, "cupsd.conf"), "w") as f:
+            f.write("Listen %s\nLogLevel debug\nBrowsing No\nDirtyCleanInterval 0\n" % self.sock +
+                    "".join(line + "\n" for line in conf_lines) +
+                    "<Location />\n  Order allow,deny\n  Allow all\n</Location>\n")
+        self.env = env._env()
+        self.proc = subprocess.Popen(
+            ["cupsd", "-f", "-c", os.path.join(root_dir, "cupsd.conf"),
+             "-s", os.path.join(root_dir, "cups-files.conf")],
+            env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self._wait_ready()
+
+    def log(self):
+        try:
+            with open(os.path.join(self.root, "error_log")) as f:
+                return f.read()[-4000:]
+        except OSError:
+            return "(no error_log)"
+
+    def _wait_ready(self):
+        # Ready when the scheduler answers on its socket (lpstat -r asks it).
+        deadline = time.monotonic() + DEADLINE_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError("cupsd exited (%d): %s\n%s" % (
+                    self.proc.returncode, self.proc.stdout.read().decode(errors="replace"), self.log()))
+            if os.path.exists(self.sock):
+                r = self.lp("lpstat", "-r", check=False)
+                if r.returncode == 0 and "is running" in r.stdout:
+                    print("    ok: cupsd is running", flush=True)
+                    return
+            time.sleep(0.05)  # polling a real condition, bounded by the deadline
+        raise AssertionError("cupsd did not start: " + self.log())
+
+    def lp(self, tool, *args, check=True):
+        r = subprocess.run([tool, "-h", self.sock] + list(args), env=self.env, text=True,
+                           capture_output=True, stdin=subprocess.DEVNULL, timeout=DEADLINE_S)
+        if check and r.returncode != 0:
+            raise AssertionError("%s %s failed: %s%s\n%s" % (tool, " ".join(args), r.stdout, r.stderr, self.log()))
+        return r
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+class Signals:
+    """The manager's DeviceAdded/DeviceRemoved/DeviceChanged (with the object path) and every
+    PropertiesChanged (with the path it came from), recorded from subscription on."""
+
+    def __init__(self, conn):
+        self.conn = conn
+        self.seen = []
+        self.subs = [
+            conn.signal_subscribe(None, compat.IFACE_MANAGER, None, compat.MANAGER_PATH, None, 0,
+                                  self._on_signal, None),
+            conn.signal_subscribe(None, "org.freedesktop.DBus.Properties", "PropertiesChanged", None, None, 0,
+                                  self._on_properties, None),
+        ]
+
+    def _on_signal(self, _conn, _sender, _path, _iface, member, params, _data):
+        self.seen.append((member, params.unpack()[0] if params.n_children() else None))
+
+    def _on_properties(self, _conn, _sender, path, _iface, member, _params, _data):
+        self.seen.append((member, path))
+
+    def mark(self):
+        """A point to wait from: wait(..., since=mark) ignores what came before it."""
+        return len(self.seen)
+
+    def wait(self, member, obj, since=0):
+        from gi.repository import GLib
+        ctx = GLib.MainContext.default()
+        deadline = time.monotonic() + DEADLINE_S
+        wake = GLib.timeout_add(200, lambda: True)  # to look at the deadline now and then
+        try:
+            while (member, obj) not in self.seen[since:]:
+                if time.monotonic() > deadline:
+                    raise AssertionError("no %s(%s); seen %r" % (member, obj, self.seen[since:]))
+                ctx.iteration(True)
+        finally:
+            GLib.source_remove(wake)
+        print("    ok: %s %s" % (member, obj), flush=True)
+
+    def drain(self):
+        """Dispatch what has arrived so far, without waiting."""
+        from gi.repository import GLib
+        ctx = GLib.MainContext.default()
+        while ctx.iteration(False):
+            pass
+
+
+def prop(conn, path, iface, name):
+    return compat.call(conn, path, "org.freedesktop.DBus.Properties", "Get", "ss", [iface, name], reply="v")[0]

@@ -1,0 +1,193 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Every CUPS queue is a device (docs/printers.md), with Debian's real cupsd on the private bus.
+
+tinctd follows the private cupsd (CUPS_SERVER, set by the harness) and makes cups-<queue> for
+queues cupsd does not register itself (a queue without a PPD), follows a change of its device
+URI and its removal, a 127-byte name with odd characters, queues added and removed while
+tinctd was down, a cupsd that stops (the devices stay, the daemon answers) and comes back
+without a queue, and never makes a second device of an id cupsd registers itself (a PPD
+queue registered by cupsd, taken over after a tinctd restart). Every step waits for the
+daemon's signals. Skips only where cupsd cannot run (not installed, or not root)."""
+
+import os
+import re
+import shutil
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compat  # noqa: E402
+from compat import check, check_eq, test  # noqa: E402
+from cups_env import Cupsd, Signals, prop  # noqa: E402
+
+PPD = """*PPD-Adobe: "4.3"
+*FormatVersion: "4.3"
+*FileVersion: "1.0"
+*LanguageVersion: English
+*LanguageEncoding: ISOLatin1
+*PCFileName: "TINCT.PPD"
+*Manufacturer: "Tinct"
+*Product: "(Tinct Laser)"
+*ModelName: "Tinct Laser"
+*ShortNickName: "Tinct Laser"
+*NickName: "Tinct Laser"
+*PSVersion: "(3010.000) 0"
+*LanguageLevel: "3"
+*ColorDevice: True
+*DefaultColorSpace: RGB
+*FileSystem: False
+*Throughput: "1"
+*LandscapeOrientation: Plus90
+*TTRasterizer: Type42
+*cupsVersion: 2.4
+*cupsFilter: "application/vnd.cups-raster 0 -"
+*OpenUI *PageSize: PickOne
+*DefaultPageSize: A4
+*PageSize A4/A4: "<</PageSize[595 842]>>setpagedevice"
+*CloseUI: *PageSize
+*OpenUI *PageRegion: PickOne
+*DefaultPageRegion: A4
+*PageRegion A4/A4: "<</PageSize[595 842]>>setpagedevice"
+*CloseUI: *PageRegion
+*DefaultImageableArea: A4
+*ImageableArea A4/A4: "0 0 595 842"
+*DefaultPaperDimension: A4
+*PaperDimension A4/A4: "595 842"
+"""
+
+# 127 bytes, the longest name cupsd takes, of characters cupsd allows but object paths do not.
+ODD = "Ödd~!$%&()*+,-.:;<=>[]^{|}`€"
+ODD = ODD + "x" * (127 - len(ODD.encode()))
+assert len(ODD.encode()) == 127
+
+
+def dev(queue):
+    return compat.device_path("cups-" + queue)
+
+
+def find(conn, queue):
+    return compat.call(conn, compat.MANAGER_PATH, compat.IFACE_MANAGER, "FindDeviceById", "s",
+                       ["cups-" + queue], reply="o")[0]
+
+
+def devices_of(conn, queue):
+    """Every device of the id cups-<queue> (there must never be two)."""
+    paths = compat.call(conn, compat.MANAGER_PATH, compat.IFACE_MANAGER, "GetDevices", reply="ao")[0]
+    return [p for p in paths if prop(conn, p, compat.IFACE_DEVICE, "DeviceId") == "cups-" + queue]
+
+
+def expect_gone(conn, queue):
+    compat.expect_dbus_error(lambda: find(conn, queue), compat.IFACE_MANAGER + ".NotFound",
+                             "no device cups-%s" % queue)
+
+
+@test
+def queues_are_devices():
+    """a queue without a PPD (cupsd registers none): added, changed, removed; a 127-byte
+    name with odd characters"""
+    with compat.TinctEnv(polkit="allow") as env:
+        conn = compat.connect(env)
+        signals = Signals(conn)
+        cupsd = Cupsd(env, os.path.join(env.tmp, "cups"))
+        try:
+            cupsd.lp("lpadmin", "-p", "Plain", "-E", "-v", "file:///dev/null")
+            signals.wait("DeviceAdded", dev("Plain"))
+            check_eq(find(conn, "Plain"), dev("Plain"), "FindDeviceById(cups-Plain)")
+            check_eq(prop(conn, dev("Plain"), compat.IFACE_DEVICE, "Kind"), "printer", "Kind")
+            check_eq(prop(conn, dev("Plain"), compat.IFACE_DEVICE, "Serial"), "file:///dev/null",
+                     "Serial: the device URI (colord §9.5)")
+            check_eq(prop(conn, dev("Plain"), compat.IFACE_DEVICE, "Format"), "ColorModel.MediaType.Resolution",
+                     "Format: the qualifier layout of a driverless queue")
+
+            mark = signals.mark()
+            cupsd.lp("lpadmin", "-p", "Plain", "-v", "file:///dev/zero")
+            signals.wait("PropertiesChanged", dev("Plain"), since=mark)
+            check_eq(prop(conn, dev("Plain"), compat.IFACE_DEVICE, "Serial"), "file:///dev/zero",
+                     "a changed device URI reaches Serial")
+
+            cupsd.lp("lpadmin", "-p", ODD, "-E", "-v", "file:///dev/null")
+            signals.wait("DeviceAdded", dev(ODD))
+            check_eq(find(conn, ODD), dev(ODD), "a 127-byte queue name with odd characters")
+            check_eq(prop(conn, dev(ODD), compat.IFACE_DEVICE, "DeviceId"), "cups-" + ODD, "its DeviceId, unchanged")
+
+            cupsd.lp("lpadmin", "-x", "Plain")
+            signals.wait("DeviceRemoved", dev("Plain"))
+            expect_gone(conn, "Plain")
+            cupsd.lp("lpadmin", "-x", ODD)
+            signals.wait("DeviceRemoved", dev(ODD))
+            check(env.daemon_alive(), "daemon alive")
+        finally:
+            cupsd.stop()
+
+
+@test
+def restarts():
+    """queues that came and went while tinctd was down; a cupsd that stops (the devices stay)
+    and comes back without a queue; one device for a queue cupsd registers itself"""
+    with compat.TinctEnv(polkit="allow") as env:
+        ppd = os.path.join(env.tmp, "laser.ppd")
+        with open(ppd, "w") as f:
+            f.write(PPD)
+        conn = compat.connect(env)
+        signals = Signals(conn)
+        root = os.path.join(env.tmp, "cups")
+        cupsd = Cupsd(env, root)
+        try:
+            cupsd.lp("lpadmin", "-p", "Stays", "-E", "-v", "file:///dev/null")
+            cupsd.lp("lpadmin", "-p", "Goes", "-E", "-v", "file:///dev/null")
+            cupsd.lp("lpadmin", "-p", "Laser", "-E", "-v", "file:///dev/null", "-P", ppd)
+            signals.wait("DeviceAdded", dev("Stays"))
+            signals.wait("DeviceAdded", dev("Goes"))
+            signals.wait("DeviceAdded", dev("Laser"))
+            check_eq(len(devices_of(conn, "Laser")), 1, "one device for the PPD queue cupsd registers")
+
+            env.stop_daemon()
+            cupsd.lp("lpadmin", "-x", "Goes")
+            cupsd.lp("lpadmin", "-p", "New", "-E", "-v", "file:///dev/null")
+            mark = signals.mark()
+            env.start_daemon()
+            signals.wait("DeviceAdded", dev("New"), since=mark)
+            signals.wait("DeviceAdded", dev("Laser"), since=mark)
+            expect_gone(conn, "Goes")
+            check_eq(find(conn, "Stays"), dev("Stays"), "a queue that stayed is a device again")
+            # cupsd does not know tinctd restarted: the Laser device is tinct's now. A new PPD
+            # makes cupsd register the queue again (FindDeviceById, DeleteDevice, CreateDevice).
+            mark = signals.mark()
+            cupsd.lp("lpadmin", "-p", "Laser", "-P", ppd)
+            signals.wait("ProfileAdded", compat.MANAGER_PATH + "/profiles/Laser_RGB__", since=mark)
+            signals.wait("DeviceChanged", dev("Laser"), since=mark)
+            check_eq(len(devices_of(conn, "Laser")), 1, "still one device of cups-Laser after cupsd's own")
+            quals = sorted(prop(conn, p, compat.IFACE_PROFILE, "Qualifier")
+                           for p in prop(conn, dev("Laser"), compat.IFACE_DEVICE, "Profiles"))
+            check("RGB.." in quals, "cupsd's profiles are on the one device: %r" % quals)
+
+            # cupsd stops: its own devices go with it (temp), tinct's stay; the daemon answers.
+            cupsd.stop()
+            check_eq(find(conn, "Stays"), dev("Stays"), "with cupsd stopped the queue's device stays")
+            check(env.daemon_alive(), "daemon alive without cupsd")
+            # The queue Stays is removed while cupsd is down (its printers.conf edited).
+            conf = os.path.join(root, "printers.conf")
+            with open(conf) as f:
+                text = f.read()
+            text, n = re.subn(r"<Printer Stays>.*?</Printer>\n", "", text, flags=re.S)
+            check_eq(n, 1, "the queue Stays taken out of printers.conf")
+            with open(conf, "w") as f:
+                f.write(text)
+            mark = signals.mark()
+            cupsd = Cupsd(env, root)
+            signals.wait("DeviceRemoved", dev("Stays"), since=mark)
+            check_eq(find(conn, "New"), dev("New"), "the other queues' devices are there")
+            check_eq(len(devices_of(conn, "Laser")), 1, "one device of cups-Laser after cupsd's restart")
+            check(env.daemon_alive(), "daemon alive")
+        finally:
+            cupsd.stop()
+
+
+if __name__ == "__main__":
+    if not shutil.which("cupsd") or not shutil.which("lpadmin"):
+        print("cupsd/lpadmin not installed (Debian's cups-daemon, cups-client): skipping")
+        sys.exit(77)
+    if os.geteuid() != 0:
+        print("cupsd needs root (it switches to its own user for filters): skipping")
+        sys.exit(77)
+    compat.main()
