@@ -40,6 +40,7 @@ typedef enum CliOption {
         CLI_OPT_COPYRIGHT = 1 << 7, /* --copyright TEXT: the profile's 'cprt' */
         CLI_OPT_QUIET = 1 << 8,     /* --quiet, -q: no report */
         CLI_OPT_UV = 1 << 9,        /* --uv: the --svg diagram in CIE 1976 u'v' */
+        CLI_OPT_INK_LIMIT = 1 << 10, /* --ink-limit PERCENT: a CMYK printer profile's total ink */
 } CliOption;
 
 /* The options' values; a value option not given is NULL. */
@@ -54,6 +55,7 @@ typedef struct CliOptions {
         const char *copyright;
         bool quiet;
         bool uv;
+        const char *ink_limit;
 } CliOptions;
 
 typedef enum VerbFlags {

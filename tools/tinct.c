@@ -52,12 +52,16 @@ static const Verb verbs[] = {
           "metadata and the warnings colord reports. Offline: the daemon is not asked.",
           .run = verb_icc_info },
         { "profile-build", "FILE.ti3", 1, 1, 0,
-          CLI_OPT_OUTPUT | CLI_OPT_V2 | CLI_OPT_DESCRIPTION | CLI_OPT_COPYRIGHT | CLI_OPT_QUIET, CLI_OPT_OUTPUT,
-          "Display profile from Argyll .ti3 measurements",
+          CLI_OPT_OUTPUT | CLI_OPT_V2 | CLI_OPT_DESCRIPTION | CLI_OPT_COPYRIGHT | CLI_OPT_QUIET |
+          CLI_OPT_INK_LIMIT, CLI_OPT_OUTPUT,
+          "Display or printer profile from .ti3 measurements",
           "Writes to OUT a matrix/shaper ICC display profile fitted to the measurements of\n"
           "a CGATS file as ArgyllCMS writes it (RGB_R RGB_G RGB_B XYZ_X XYZ_Y XYZ_Z), and\n"
-          "reports its accuracy against them (docs/profile-build.md). Nothing is written\n"
-          "when the measurements are refused.",
+          "reports its accuracy against them (docs/profile-build.md). A file with\n"
+          "DEVICE_CLASS \"OUTPUT\" (RGB or CMYK with XYZ or Lab) makes a printer profile:\n"
+          "A2B0, B2A0/1/2 and gamt LUTs; --ink-limit caps CMYK's total (default: the\n"
+          "file's TOTAL_INK_LIMIT, else none; docs/printer-profiles.md). Nothing is\n"
+          "written when the measurements are refused.",
           .run = verb_profile_build },
         { "export", "[FILE|-]", 0, 1, 0, CLI_OPT_STATE_DIR, 0,
           "Write the whole store as JSON",
@@ -277,6 +281,8 @@ static const OptionDef option_defs[] = {
           "Print no report" },
         { CLI_OPT_UV, "uv", 0, NULL, offsetof(CliOptions, uv),
           "Draw the CIE 1976 u'v' diagram instead of CIE 1931 xy" },
+        { CLI_OPT_INK_LIMIT, "ink-limit", 0, "PERCENT", offsetof(CliOptions, ink_limit),
+          "CMYK printer profile: the total ink (e.g. 300)" },
 };
 
 enum {

@@ -180,7 +180,6 @@ static int check_icc(const uint8_t *icc, size_t len, const DisplaySamples *s, co
 
 /* Our keys first, then the caller's; a caller's key replaces ours. Values that are NULL or
  * empty are left out (a NULL would end the list). Returns the number of strings written. */
-#define OWN_KEYS 16
 
 static bool caller_has(const char *const *metadata, const char *key) {
         for (const char *const *kv = metadata; kv && kv[0] && kv[1]; kv += 2)
@@ -189,14 +188,14 @@ static bool caller_has(const char *const *metadata, const char *key) {
         return false;
 }
 
-static void make_metadata(const char **meta, const ProfileBuildOptions *o, const DisplaySamples *s,
-                          const char *avg, const char *max, const char *rms) {
+void profile_build_metadata(const char **meta, const ProfileBuildOptions *o, const char *instrument,
+                            const char *avg, const char *max, const char *rms) {
         const char *own[] = {
                 "DATA_source", "calib",
                 "CMF_product", "tinct",
                 "CMF_binary", !isempty(o->cmf_binary) ? o->cmf_binary : "tinct",
                 "CMF_version", TINCT_VERSION,
-                "MEASUREMENT_device", s->instrument,
+                "MEASUREMENT_device", instrument,
                 "ACCURACY_dE76_avg", avg,
                 "ACCURACY_dE76_max", max,
                 "ACCURACY_dE76_rms", rms,
@@ -241,13 +240,13 @@ int profile_build(const DisplaySamples *samples, const ProfileBuildOptions *opti
 
         for (const char *const *kv = o->metadata; kv && kv[0] && kv[1]; kv += 2)
                 n_caller++;
-        meta = calloc(2 * (OWN_KEYS + n_caller) + 1, sizeof(char *));
+        meta = calloc(2 * (PROFILE_BUILD_OWN_KEYS + n_caller) + 1, sizeof(char *));
         if (!meta) {
                 *ret_reason = "out of memory";
                 return -ENOMEM;
         }
 
-        make_metadata(meta, o, samples, NULL, NULL, NULL);
+        profile_build_metadata(meta, o, samples->instrument, NULL, NULL, NULL);
         r = build_icc(&rep.fit, o, &rep, meta, &draft, &draft_len, ret_reason);
         if (r < 0)
                 return r;
@@ -259,7 +258,7 @@ int profile_build(const DisplaySamples *samples, const ProfileBuildOptions *opti
         snprintf(avg, sizeof avg, "%.3f", rep.de76_mean);
         snprintf(max, sizeof max, "%.3f", rep.de76_max);
         snprintf(rms, sizeof rms, "%.3f", rep.de76_rms);
-        make_metadata(meta, o, samples, avg, max, rms);
+        profile_build_metadata(meta, o, samples->instrument, avg, max, rms);
         r = build_icc(&rep.fit, o, &rep, meta, ret_icc, ret_len, ret_reason);
         if (r < 0)
                 return r;

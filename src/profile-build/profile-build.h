@@ -49,3 +49,10 @@ typedef struct ProfileBuildReport {
  * measurements cannot make a profile, -ENOMEM, -EIO when lcms2 fails. */
 int profile_build(const DisplaySamples *samples, const ProfileBuildOptions *options, uint8_t **ret_icc,
                   size_t *ret_len, ProfileBuildReport *ret_report, const char **ret_reason);
+
+/* The 'meta' entries of a built profile into meta (room for 2 × (PROFILE_BUILD_OWN_KEYS +
+ * the caller's pairs) + 1): our keys (colord §4.6), then the caller's; a caller's key replaces
+ * ours, NULL or empty values are left out. */
+#define PROFILE_BUILD_OWN_KEYS 16
+void profile_build_metadata(const char **meta, const ProfileBuildOptions *o, const char *instrument,
+                            const char *avg, const char *max, const char *rms);
