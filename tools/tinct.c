@@ -105,6 +105,14 @@ static const Verb verbs[] = {
           "List the sensors",
           "Lists the sensors with their properties.",
           .run = verb_get_sensors },
+        { "verify", "DEVICE", 1, 1, VERB_BUS, CLI_OPT_JSON | CLI_OPT_SVG, 0,
+          "Measure a display, compare with its profile",
+          "Measures a patch set on the display through a sensor and compares each reading\n"
+          "with what the device's default profile predicts (CIEDE2000: per patch, mean,\n"
+          "max); stores the result and its date on the device, for tinct doctor. --svg\n"
+          "draws expected and measured swatches with their dE. Exit 0 when it measured,\n"
+          "whatever the figures; 1 when it could not (docs/verify.md).",
+          .run = verb_verify },
         { "get-sensor-reading", "[CAP]", 0, 1, VERB_BUS, CLI_OPT_JSON, 0,
           "Lock each sensor, take a sample, unlock",
           "Locks each sensor, takes one sample for CAP (default lcd; e.g. crt, printer,\n"
@@ -270,7 +278,7 @@ static const OptionDef option_defs[] = {
         { CLI_OPT_OUTPUT, "output", 'o', "OUT", offsetof(CliOptions, output),
           "The file to write" },
         { CLI_OPT_SVG, "svg", 0, "OUT", offsetof(CliOptions, svg),
-          "Also write the chromaticity diagram (SVG) to OUT" },
+          "Also write a picture (SVG) to OUT" },
         { CLI_OPT_V2, "v2", 0, NULL, offsetof(CliOptions, v2),
           "Write an ICC v2.4 profile (default v4.3)" },
         { CLI_OPT_DESCRIPTION, "description", 0, "TEXT", offsetof(CliOptions, description),
