@@ -154,7 +154,7 @@ static bool solve_small(unsigned n, double a[4][4], double b[4], double x[4]) {
 
 void output_invert(const OutputInverter *inv, const double lab[3], double *ret_device, double *ret_error) {
         double k_target = inv->space == OUTPUT_SPACE_CMYK ? output_black_target(inv, lab[0]) : 0.0;
-        double d[OUTPUT_MAX_CHANNELS], r[4], e, lambda = 1e-3;
+        double d[OUTPUT_MAX_CHANNELS], r[4] = {}, e, lambda = 1e-3;
         unsigned n = inv->n, m;
         size_t best = 0;
         double best_e = INFINITY;
@@ -194,7 +194,7 @@ void output_invert(const OutputInverter *inv, const double lab[3], double *ret_d
                                 g[j] -= jac[i][j] * r[i];
                 }
                 for (unsigned tries = 0; tries < 12 && !accepted; tries++) {
-                        double sys[4][4], rhs[4], dn[OUTPUT_MAX_CHANNELS], rn[4];
+                        double sys[4][4], rhs[4], dn[OUTPUT_MAX_CHANNELS], rn[4] = {};
 
                         for (unsigned j = 0; j < n; j++) {
                                 for (unsigned k = 0; k < n; k++) {

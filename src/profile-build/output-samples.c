@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "output-samples.h"
-#include "profile-fit.h"
+
+/* The ICC PCS illuminant, D50 (ICC.1:2010 §7.2.16): the white of CGATS Lab values. */
+static const double d50[3] = { 0.9642, 1.0, 0.8249 };
 
 /* Far above any reflective reading (XYZ on the 0..100 scale); keeps sums finite. */
 #define OUTPUT_MAX_XYZ 1e4
@@ -61,9 +63,9 @@ void output_xyz_to_relative_lab(const double xyz[3], const double white[3], doub
 void output_lab_to_xyz_d50(const double lab[3], double ret_xyz[3]) {
         double fy = (lab[0] + 16.0) / 116.0, fx = fy + lab[1] / 500.0, fz = fy - lab[2] / 200.0;
 
-        ret_xyz[0] = profile_fit_d50[0] * lab_f_inv(fx);
-        ret_xyz[1] = profile_fit_d50[1] * lab_f_inv(fy);
-        ret_xyz[2] = profile_fit_d50[2] * lab_f_inv(fz);
+        ret_xyz[0] = d50[0] * lab_f_inv(fx);
+        ret_xyz[1] = d50[1] * lab_f_inv(fy);
+        ret_xyz[2] = d50[2] * lab_f_inv(fz);
 }
 
 static int parse_value(const CgatsTable *t, size_t set, int field, char **ret_error, double *ret) {
