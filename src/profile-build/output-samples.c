@@ -2,7 +2,6 @@
 /* A printer's .ti3 → OutputSamples (output-samples.h). */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,16 +29,6 @@ OutputSamples *output_samples_free(OutputSamples *s) {
         free(s->instrument);
         free(s);
         return NULL;
-}
-
-_printf_(2, 3) static int sfail(char **ret_error, const char *fmt, ...) {
-        va_list ap;
-
-        va_start(ap, fmt);
-        if (vasprintf(ret_error, fmt, ap) < 0)
-                *ret_error = NULL;
-        va_end(ap);
-        return -EINVAL;
 }
 
 static double lab_f(double t) {
@@ -72,7 +61,7 @@ static int parse_value(const CgatsTable *t, size_t set, int field, char **ret_er
         const char *s = t->values[set * t->n_fields + (size_t) field];
 
         if (cgats_parse_number(s, ret) < 0)
-                return sfail(ret_error, "line %u: %s \"%s\" is not a finite number", t->set_lines[set],
+                return cgats_fail(ret_error, "line %u: %s \"%s\" is not a finite number", t->set_lines[set],
                              t->fields[field], s);
         return 0;
 }
@@ -93,7 +82,7 @@ int output_samples_from_cgats(const Cgats *c, OutputSamples **ret, char **ret_er
         *ret = NULL;
         *ret_error = NULL;
         if (c->n_tables == 0)
-                return sfail(ret_error, "no table");
+                return cgats_fail(ret_error, "no table");
         t = &c->tables[0];
         s = calloc(1, sizeof *s);
         if (!s)
@@ -101,7 +90,7 @@ int output_samples_from_cgats(const Cgats *c, OutputSamples **ret, char **ret_er
 
         v = cgats_table_keyword(t, "COLOR_REP");
         if (!v)
-                return sfail(ret_error, "no COLOR_REP (expected \"CMYK_XYZ\", \"RGB_XYZ\", \"CMYK_LAB\" or \"RGB_LAB\")");
+                return cgats_fail(ret_error, "no COLOR_REP (expected \"CMYK_XYZ\", \"RGB_XYZ\", \"CMYK_LAB\" or \"RGB_LAB\")");
         if (streq(v, "RGB_XYZ") || streq(v, "RGB_LAB")) {
                 s->space = OUTPUT_SPACE_RGB;
                 s->n_channels = 3;
@@ -111,7 +100,7 @@ int output_samples_from_cgats(const Cgats *c, OutputSamples **ret, char **ret_er
                 s->n_channels = 4;
                 dev_names = cmyk_names;
         } else
-                return sfail(ret_error,
+                return cgats_fail(ret_error,
                              "COLOR_REP is \"%s\": a printer profile needs RGB or CMYK device values with XYZ or "
                              "Lab (\"CMYK_XYZ\", \"RGB_XYZ\", \"CMYK_LAB\", \"RGB_LAB\")", v);
         lab_in = streq(v, "RGB_LAB") || streq(v, "CMYK_LAB");
@@ -119,15 +108,15 @@ int output_samples_from_cgats(const Cgats *c, OutputSamples **ret, char **ret_er
         for (size_t i = 0; i < s->n_channels; i++) {
                 dev[i] = cgats_table_field(t, dev_names[i]);
                 if (dev[i] < 0)
-                        return sfail(ret_error, "no %s field", dev_names[i]);
+                        return cgats_fail(ret_error, "no %s field", dev_names[i]);
         }
         for (size_t i = 0; i < 3; i++) {
                 pcs[i] = cgats_table_field(t, pcs_names[i]);
                 if (pcs[i] < 0)
-                        return sfail(ret_error, "no %s field", pcs_names[i]);
+                        return cgats_fail(ret_error, "no %s field", pcs_names[i]);
         }
         if (t->n_sets == 0)
-                return sfail(ret_error, "no measurements (NUMBER_OF_SETS is 0)");
+                return cgats_fail(ret_error, "no measurements (NUMBER_OF_SETS is 0)");
         v = cgats_table_keyword(t, "TARGET_INSTRUMENT");
         if (!isempty(v)) {
                 s->instrument = strdup(v);
@@ -151,10 +140,10 @@ int output_samples_from_cgats(const Cgats *c, OutputSamples **ret, char **ret_er
                         if (r < 0)
                                 return r;
                         if (d[k] < -0.001)
-                                return sfail(ret_error, "line %u: %s %s is negative", t->set_lines[i], dev_names[k],
+                                return cgats_fail(ret_error, "line %u: %s %s is negative", t->set_lines[i], dev_names[k],
                                              t->values[i * t->n_fields + (size_t) dev[k]]);
                         if (d[k] > 100.001)
-                                return sfail(ret_error, "line %u: %s %s is above 100", t->set_lines[i],
+                                return cgats_fail(ret_error, "line %u: %s %s is above 100", t->set_lines[i],
                                              dev_names[k], t->values[i * t->n_fields + (size_t) dev[k]]);
                         d[k] = fmin(fmax(d[k] / 100.0, 0.0), 1.0);
                         if (fabs(d[k] - (s->space == OUTPUT_SPACE_RGB ? 1.0 : 0.0)) > 1e-9)
@@ -165,11 +154,11 @@ int output_samples_from_cgats(const Cgats *c, OutputSamples **ret, char **ret_er
                         if (r < 0)
                                 return r;
                         if ((!lab_in || k == 0) && p[k] < 0.0)
-                                return sfail(ret_error, "line %u: %s %s is negative: not a reflective reading",
+                                return cgats_fail(ret_error, "line %u: %s %s is negative: not a reflective reading",
                                              t->set_lines[i], pcs_names[k],
                                              t->values[i * t->n_fields + (size_t) pcs[k]]);
                         if (fabs(p[k]) > OUTPUT_MAX_XYZ)
-                                return sfail(ret_error, "line %u: %s %s is out of range", t->set_lines[i],
+                                return cgats_fail(ret_error, "line %u: %s %s is out of range", t->set_lines[i],
                                              pcs_names[k], t->values[i * t->n_fields + (size_t) pcs[k]]);
                 }
                 if (lab_in)
@@ -184,12 +173,12 @@ int output_samples_from_cgats(const Cgats *c, OutputSamples **ret, char **ret_er
                 }
         }
         if (s->n_white == 0)
-                return sfail(ret_error, "no paper white: no patch with device values %s", s->space == OUTPUT_SPACE_RGB ?
+                return cgats_fail(ret_error, "no paper white: no patch with device values %s", s->space == OUTPUT_SPACE_RGB ?
                              "RGB 100 100 100" : "CMYK 0 0 0 0");
         for (size_t k = 0; k < 3; k++)
                 s->white[k] /= (double) s->n_white;
         if (!(s->white[1] > 0.0) || !(s->white[0] > 0.0) || !(s->white[2] > 0.0))
-                return sfail(ret_error, "the paper white reads X Y Z %g %g %g: not a white", s->white[0] * 100.0,
+                return cgats_fail(ret_error, "the paper white reads X Y Z %g %g %g: not a white", s->white[0] * 100.0,
                              s->white[1] * 100.0, s->white[2] * 100.0);
         for (size_t i = 0; i < s->n_samples; i++)
                 output_xyz_to_relative_lab(s->xyz + 3 * i, s->white, s->lab + 3 * i);

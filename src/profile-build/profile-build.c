@@ -40,15 +40,55 @@ static cmsToneCurve *curve_build(const ProfileFitCurve *c) {
         return cmsBuildTabulatedToneCurve16(NULL, PROFILE_BUILD_CURVE_ENTRIES, table);
 }
 
+int profile_build_finish(cmsHPROFILE h, const ProfileBuildOptions *o, const char *default_description,
+                         const char *const *metadata, uint8_t **ret, size_t *ret_len, const char **ret_reason) {
+        _cleanup_(profile_closep) cmsHPROFILE h2 = NULL;
+        _cleanup_free_ uint8_t *first = NULL;
+        size_t first_len = 0;
+        int r;
+
+        r = icc_write_text_tag(h, cmsSigProfileDescriptionTag,
+                               !isempty(o->description) ? o->description : default_description);
+        if (r >= 0)
+                r = icc_write_text_tag(h, cmsSigCopyrightTag,
+                                       !isempty(o->copyright) ? o->copyright : PROFILE_BUILD_DEFAULT_COPYRIGHT);
+        if (r >= 0)
+                r = icc_write_meta_tag(h, metadata);
+        if (r < 0) {
+                *ret_reason = r == -ENOMEM ? "out of memory" : "lcms2 could not write a tag";
+                return r;
+        }
+
+        r = icc_save_to_mem(h, &first, &first_len);
+        if (r < 0) {
+                *ret_reason = "lcms2 could not serialise the profile";
+                return r;
+        }
+        icc_set_fixed_date(first);
+        h2 = cmsOpenProfileFromMem(first, (cmsUInt32Number) first_len);
+        if (!h2) {
+                *ret_reason = "lcms2 could not reread the profile it wrote";
+                return -EIO;
+        }
+        /* ICC.1:2010 §7.2.18: the profile ID (MD5); v2 headers keep those bytes reserved. */
+        if (!o->v2 && !cmsMD5computeID(h2)) {
+                *ret_reason = "lcms2 could not compute the profile ID";
+                return -EIO;
+        }
+        r = icc_save_to_mem(h2, ret, ret_len);
+        if (r < 0) {
+                *ret_reason = "lcms2 could not serialise the profile";
+                return r;
+        }
+        return 0;
+}
+
 static int build_icc(const ProfileFit *f, const ProfileBuildOptions *o, const ProfileBuildReport *lumi,
                      const char *const *metadata, uint8_t **ret, size_t *ret_len, const char **ret_reason) {
         static const cmsTagSignature colorant_tags[3] = { cmsSigRedColorantTag, cmsSigGreenColorantTag,
                                                            cmsSigBlueColorantTag };
         static const cmsTagSignature trc_tags[3] = { cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag };
-        _cleanup_(profile_closep) cmsHPROFILE h = NULL, h2 = NULL;
-        _cleanup_free_ uint8_t *first = NULL;
-        size_t first_len = 0;
-        int r;
+        _cleanup_(profile_closep) cmsHPROFILE h = NULL;
 
         h = cmsCreateProfilePlaceholder(NULL);
         if (!h) {
@@ -87,40 +127,7 @@ static int build_icc(const ProfileFit *f, const ProfileBuildOptions *o, const Pr
                 if (!cmsWriteTag(h, cmsSigLuminanceTag, &l))
                         goto io_error;
         }
-        r = icc_write_text_tag(h, cmsSigProfileDescriptionTag,
-                               !isempty(o->description) ? o->description : PROFILE_BUILD_DEFAULT_DESCRIPTION);
-        if (r >= 0)
-                r = icc_write_text_tag(h, cmsSigCopyrightTag,
-                                       !isempty(o->copyright) ? o->copyright : PROFILE_BUILD_DEFAULT_COPYRIGHT);
-        if (r >= 0)
-                r = icc_write_meta_tag(h, metadata);
-        if (r < 0) {
-                *ret_reason = r == -ENOMEM ? "out of memory" : "lcms2 could not write a tag";
-                return r;
-        }
-
-        r = icc_save_to_mem(h, &first, &first_len);
-        if (r < 0) {
-                *ret_reason = "lcms2 could not serialise the profile";
-                return r;
-        }
-        icc_set_fixed_date(first);
-        h2 = cmsOpenProfileFromMem(first, (cmsUInt32Number) first_len);
-        if (!h2) {
-                *ret_reason = "lcms2 could not reread the profile it wrote";
-                return -EIO;
-        }
-        /* ICC.1:2010 §7.2.18: the profile ID (MD5); v2 headers keep those bytes reserved. */
-        if (!o->v2 && !cmsMD5computeID(h2)) {
-                *ret_reason = "lcms2 could not compute the profile ID";
-                return -EIO;
-        }
-        r = icc_save_to_mem(h2, ret, ret_len);
-        if (r < 0) {
-                *ret_reason = "lcms2 could not serialise the profile";
-                return r;
-        }
-        return 0;
+        return profile_build_finish(h, o, PROFILE_BUILD_DEFAULT_DESCRIPTION, metadata, ret, ret_len, ret_reason);
 
 io_error:
         *ret_reason = "lcms2 could not write a tag";

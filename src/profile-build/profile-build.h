@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <lcms2.h>
 
 #include "cgats.h"
 #include "profile-fit.h"
@@ -56,3 +57,9 @@ int profile_build(const DisplaySamples *samples, const ProfileBuildOptions *opti
 #define PROFILE_BUILD_OWN_KEYS 16
 void profile_build_metadata(const char **meta, const ProfileBuildOptions *o, const char *instrument,
                             const char *avg, const char *max, const char *rms);
+
+/* The common end of a built profile: 'desc' (o->description, else default_description),
+ * 'cprt', 'meta', then the bytes, deterministic (fixed date; v4: the MD5 profile ID).
+ * Errors as profile_build(). */
+int profile_build_finish(cmsHPROFILE h, const ProfileBuildOptions *o, const char *default_description,
+                         const char *const *metadata, uint8_t **ret, size_t *ret_len, const char **ret_reason);
