@@ -5,7 +5,9 @@
  * string inside the parser's copy and NUL-terminated there, NUMBER_OF_SETS × fields values,
  * set lines that never go backwards, field lookups that agree with the field list. The
  * display reading then either refuses with a message or gives finite samples with device
- * values in 0..1. */
+ * values in 0..1; so does the printer reading (output-samples.c), whose Lab is finite and
+ * whose paper is a positive XYZ. */
+#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "cgats.h"
+#include "output-samples.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -24,7 +27,8 @@ static void check_string(const Cgats *c, size_t text_len, const char *s) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         _cleanup_(cgats_freep) Cgats *c = NULL;
         _cleanup_(display_samples_freep) DisplaySamples *s = NULL;
-        _cleanup_free_ char *error = NULL, *error2 = NULL;
+        _cleanup_(output_samples_freep) OutputSamples *o = NULL;
+        _cleanup_free_ char *error = NULL, *error2 = NULL, *error3 = NULL;
         int r;
 
         r = cgats_parse((const char *) data, size, &c, &error);
@@ -56,6 +60,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         if (t->set_lines[k] < last || t->set_lines[k] == 0)
                                 abort();
                         last = t->set_lines[k];
+                }
+        }
+
+        r = output_samples_from_cgats(c, &o, &error3);
+        if (r < 0) {
+                if (o || (r == -EINVAL && !error3))
+                        abort();
+        } else {
+                if (!o || o->n_samples == 0 || o->n_white == 0 || !(o->white[1] > 0.0))
+                        abort();
+                for (size_t i = 0; i < o->n_samples; i++) {
+                        for (size_t k = 0; k < o->n_channels; k++)
+                                if (!(o->device[i * o->n_channels + k] >= 0.0 && o->device[i * o->n_channels + k] <= 1.0))
+                                        abort();
+                        for (size_t k = 0; k < 3; k++)
+                                if (!isfinite(o->lab[3 * i + k]))
+                                        abort();
                 }
         }
 

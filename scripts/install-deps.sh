@@ -16,8 +16,8 @@ packages+=(man-db)
 packages+=(valgrind)
 # tinct-session's X11 side (libX11, RandR) and its test under Xvfb (xprop from x11-utils).
 packages+=(libx11-dev libxrandr-dev xvfb x11-utils)
-# argyll: tests/cli/test-profile-build.py compares tinct profile-build with colprof
-# (targen, fakeread, colprof, profcheck).
+# argyll: tests/cli/test-profile-build.py and test-printer-profile.py compare tinct
+# profile-build with colprof (targen, fakeread, colprof, profcheck, xicclu).
 packages+=(argyll)
 # Scanners (docs/scanners.md): libsane to build tinct-sane-list; sane-airscan for network
 # (eSCL) scanners and their test (tests/scan), beside SANE's own test backend (libsane1).

@@ -44,6 +44,7 @@ typedef enum CliOption {
         CLI_OPT_REFERENCE = 1 << 11, /* --reference REF.cie: the chart's reference values */
         CLI_OPT_CORNERS = 1 << 12,  /* --corners X,Y,...: the chart's outline, if not found */
         CLI_OPT_MODEL = 1 << 13,    /* --model auto|matrix|lut: the input profile's model */
+        CLI_OPT_INK_LIMIT = 1 << 14,/* --ink-limit PERCENT: a CMYK printer profile's total ink */
 } CliOption;
 
 /* The options' values; a value option not given is NULL. */
@@ -62,6 +63,7 @@ typedef struct CliOptions {
         const char *reference;
         const char *corners;
         const char *model;
+        const char *ink_limit;
 } CliOptions;
 
 typedef enum VerbFlags {

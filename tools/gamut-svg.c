@@ -64,7 +64,7 @@ static bool boxes_overlap(const Box *a, const Box *b) {
 
 /* Text for an XML attribute or element: markup escaped; control characters and bytes that
  * are not UTF-8 (file names may hold both) become '?', which XML can carry. */
-static void put_text(FILE *f, const char *s) {
+void svg_put_text(FILE *f, const char *s) {
         bool valid = utf8_is_valid(s, strlen(s));
         for (const unsigned char *p = (const unsigned char *) s; *p; p++)
                 if (*p == '<')
@@ -213,7 +213,7 @@ static void write_legend_row(FILE *f, double x, double y, const char *stroke_att
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" %s/>\n", x + 8, y + LEGEND_BOX / 2, x + 44,
                 y + LEGEND_BOX / 2, stroke_attrs);
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">", x + 50, y + LEGEND_BOX / 2 + FONT / 3);
-        put_text(f, text);
+        svg_put_text(f, text);
         fprintf(f, "</text>\n</g>\n");
 }
 

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "gamut.h"
 
@@ -18,3 +19,7 @@ typedef struct GamutSvgEntry {
 
 /* Writes the diagram to the file out (replaced atomically). Returns 0 or a negative errno. */
 int gamut_svg_write(const char *out, const GamutSvgEntry *entries, size_t n, bool uv);
+
+/* Text for an SVG (XML) attribute or element: markup escaped; control characters and bytes
+ * that are not UTF-8 become '?'. Also used by verify-svg.c. */
+void svg_put_text(FILE *f, const char *s);

@@ -54,14 +54,17 @@ static const Verb verbs[] = {
           .run = verb_icc_info },
         { "profile-build", "FILE.ti3|IMAGE", 1, 1, 0,
           CLI_OPT_OUTPUT | CLI_OPT_V2 | CLI_OPT_DESCRIPTION | CLI_OPT_COPYRIGHT | CLI_OPT_QUIET | CLI_OPT_CHART |
-                  CLI_OPT_REFERENCE | CLI_OPT_CORNERS | CLI_OPT_MODEL,
+                  CLI_OPT_REFERENCE | CLI_OPT_CORNERS | CLI_OPT_MODEL | CLI_OPT_INK_LIMIT,
           CLI_OPT_OUTPUT,
-          "Display profile from .ti3, input profile from a chart",
+          "Display or printer profile from .ti3, input profile from a chart",
           "Writes to OUT a matrix/shaper ICC display profile fitted to the measurements of\n"
           "a CGATS file as ArgyllCMS writes it (RGB_R RGB_G RGB_B XYZ_X XYZ_Y XYZ_Z), and\n"
-          "reports its accuracy against them (docs/profile-build.md). Nothing is written\n"
-          "when the measurements are refused. With --chart and --reference: an input\n"
-          "(scanner, camera) profile from IMAGE, a TIFF or PNG of that chart.",
+          "reports its accuracy against them (docs/profile-build.md). A file with\n"
+          "DEVICE_CLASS \"OUTPUT\" (RGB or CMYK with XYZ or Lab) makes a printer profile:\n"
+          "A2B0, B2A0/1/2 and gamt LUTs; --ink-limit caps CMYK's total (default: the\n"
+          "file's TOTAL_INK_LIMIT, else none; docs/printer-profiles.md). With --chart and\n"
+          "--reference: an input (scanner, camera) profile from IMAGE, a TIFF or PNG of\n"
+          "that chart. Nothing is written when the input is refused.",
           .run = verb_profile_build },
         { "export", "[FILE|-]", 0, 1, 0, CLI_OPT_STATE_DIR, 0,
           "Write the whole store as JSON",
@@ -112,6 +115,14 @@ static const Verb verbs[] = {
           "List the sensors",
           "Lists the sensors with their properties.",
           .run = verb_get_sensors },
+        { "verify", "DEVICE", 1, 1, VERB_BUS, CLI_OPT_JSON | CLI_OPT_SVG, 0,
+          "Measure a display, compare with its profile",
+          "Measures a patch set on the display through a sensor and compares each reading\n"
+          "with what the device's default profile predicts (CIEDE2000: per patch, mean,\n"
+          "max); stores the result and its date on the device, for tinct doctor. --svg\n"
+          "draws expected and measured swatches with their dE. Exit 0 when it measured,\n"
+          "whatever the figures; 1 when it could not (docs/verify.md).",
+          .run = verb_verify },
         { "get-sensor-reading", "[CAP]", 0, 1, VERB_BUS, CLI_OPT_JSON, 0,
           "Lock each sensor, take a sample, unlock",
           "Locks each sensor, takes one sample for CAP (default lcd; e.g. crt, printer,\n"
@@ -277,7 +288,7 @@ static const OptionDef option_defs[] = {
         { CLI_OPT_OUTPUT, "output", 'o', "OUT", offsetof(CliOptions, output),
           "The file to write" },
         { CLI_OPT_SVG, "svg", 0, "OUT", offsetof(CliOptions, svg),
-          "Also write the chromaticity diagram (SVG) to OUT" },
+          "Also write a picture (SVG) to OUT" },
         { CLI_OPT_V2, "v2", 0, NULL, offsetof(CliOptions, v2),
           "Write an ICC v2.4 profile (default v4.3)" },
         { CLI_OPT_DESCRIPTION, "description", 0, "TEXT", offsetof(CliOptions, description),
@@ -296,6 +307,8 @@ static const OptionDef option_defs[] = {
           "The chart's 4 corners in the image (TL,TR,BR,BL)" },
         { CLI_OPT_MODEL, "model", 0, "KIND", offsetof(CliOptions, model),
           "auto (default), matrix or lut" },
+        { CLI_OPT_INK_LIMIT, "ink-limit", 0, "PERCENT", offsetof(CliOptions, ink_limit),
+          "CMYK printer profile: the total ink (e.g. 300)" },
 };
 
 enum {

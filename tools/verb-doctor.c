@@ -5,6 +5,7 @@
  * profile's file is there; nothing is changed. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +13,7 @@
 
 #include "bus-call.h"
 #include "bus-print.h"
+#include "display-verify.h"
 #include "strv.h"
 #include "verbs.h"
 
@@ -116,6 +118,47 @@ static void check_profile(sd_bus *bus, Diagnosis *d) {
                         say(d, "the profile has a warning: %s", w->items[i]->string);
 }
 
+/* A verification's mean and date (the day of its ISO 8601 time) from the device's Metadata
+ * under a prefix (display-verify.h); false when there is none or it is malformed. */
+static bool verification_of(const BusValue *meta, const char *prefix, double *ret_mean, char ret_day[11]) {
+        char key[64];
+        const char *mean, *date;
+        char *end;
+
+        snprintf(key, sizeof key, "%sdE2000_mean", prefix);
+        mean = bus_value_get_string(meta, key);
+        snprintf(key, sizeof key, "%sdate", prefix);
+        date = bus_value_get_string(meta, key);
+        if (!mean || !date || strlen(date) < 10)
+                return false;
+        errno = 0;
+        *ret_mean = strtod(mean, &end);
+        if (errno != 0 || end == mean || *end != '\0' || !(*ret_mean >= 0.0))
+                return false;
+        for (size_t i = 0; i < 10; i++)
+                if (i == 4 || i == 7 ? date[i] != '-' : !(date[i] >= '0' && date[i] <= '9'))
+                        return false;
+        memcpy(ret_day, date, 10);
+        ret_day[10] = '\0';
+        return true;
+}
+
+/* Drift: the latest `tinct verify` against the calibration helper's check when it profiled
+ * the display (docs/verify.md). */
+static void check_drift(Diagnosis *d, const BusValue *meta) {
+        double last, then;
+        char last_day[11], then_day[11];
+        bool has_last = verification_of(meta, DISPLAY_VERIFY_LAST, &last, last_day);
+        bool has_then = verification_of(meta, DISPLAY_VERIFY_PROFILED, &then, then_day);
+
+        if (has_last && has_then)
+                say(d, "measured ΔE %.1f mean on %s; %.1f when profiled on %s", last, last_day, then, then_day);
+        else if (has_last)
+                say(d, "measured ΔE %.1f mean on %s; no measurement from when it was profiled", last, last_day);
+        else if (has_then)
+                say(d, "ΔE %.1f mean when profiled on %s; not measured since (tinct verify %s)", then, then_day, d->id);
+}
+
 static void diagnose(sd_bus *bus, const BusObject *o, char *const *all_ids, Diagnosis *d) {
         const BusValue *props = o->properties, *v;
         d->path = o->path;
@@ -155,6 +198,8 @@ static void diagnose(sd_bus *bus, const BusObject *o, char *const *all_ids, Diag
                 return;
         }
         check_profile(bus, d);
+        if (streq(d->kind, "display"))
+                check_drift(d, bus_value_get(props, "Metadata"));
         if (n_profiles > 1)
                 say(d, "%zu profiles are assigned; the first is the default, the others answer lookups by qualifier", n_profiles);
         const char *format = bus_value_get_string(props, "Format");

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tinct profile-build: a matrix/shaper ICC display profile from a CGATS measurement file as
- * ArgyllCMS writes it (.ti3), without ArgyllCMS (src/profile-build, docs/profile-build.md).
- * Offline: reads one file, writes one file atomically, prints the fit's accuracy. Nothing
- * is written when the measurements are refused. */
+ * ArgyllCMS writes it (.ti3), without ArgyllCMS (src/profile-build, docs/profile-build.md);
+ * a printer's file (DEVICE_CLASS "OUTPUT") makes an output-class LUT profile instead
+ * (docs/printer-profiles.md). Offline: reads one file, writes one file atomically, prints the
+ * fit's accuracy. Nothing is written when the measurements are refused. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,11 +14,87 @@
 #include "fileio.h"
 #include "log.h"
 #include "macro.h"
+#include "output-build.h"
 #include "profile-build.h"
 #include "verbs.h"
 
+/* --ink-limit PERCENT, else the file's TOTAL_INK_LIMIT (targen writes it), else none (0). */
+static int ink_limit_of(const Invocation *inv, const Cgats *c, double *ret) {
+        const char *v = inv->opts.ink_limit, *what = "--ink-limit";
+        double x;
+
+        *ret = 0.0;
+        if (!v) {
+                v = cgats_table_keyword(&c->tables[0], "TOTAL_INK_LIMIT");
+                what = "TOTAL_INK_LIMIT";
+                if (!v)
+                        return 0;
+        }
+        if (cgats_parse_number(v, &x) < 0 || x < 100.0 || x > 400.0) {
+                log_error("%s \"%s\": a total ink limit is a percentage from 100 to 400", what, v);
+                return -EINVAL;
+        }
+        *ret = x / 100.0;
+        return 0;
+}
+
+static int build_printer(Invocation *inv, const char *path, const Cgats *c) {
+        _cleanup_(output_samples_freep) OutputSamples *samples = NULL;
+        _cleanup_free_ uint8_t *icc = NULL;
+        _cleanup_free_ char *error = NULL;
+        ProfileBuildOptions o = {
+                .v2 = inv->opts.v2,
+                .description = inv->opts.description,
+                .copyright = inv->opts.copyright,
+                .cmf_binary = "tinct profile-build",
+        };
+        OutputBuildReport rep = {};
+        const char *reason = NULL;
+        size_t icc_len = 0;
+        double ink_limit;
+        int r;
+
+        r = output_samples_from_cgats(c, &samples, &error);
+        if (r < 0) {
+                log_error("%s: %s", path, error ? error : strerror(-r));
+                return 1;
+        }
+        if (ink_limit_of(inv, c, &ink_limit) < 0)
+                return 1;
+        if (ink_limit > 0.0 && samples->space != OUTPUT_SPACE_CMYK) {
+                log_error("%s: --ink-limit is for CMYK printers; this file is RGB", path);
+                return 1;
+        }
+        r = output_build(samples, &o, ink_limit, &icc, &icc_len, &rep, &reason);
+        if (r < 0) {
+                log_error("%s: cannot make a profile: %s", path, reason ? reason : strerror(-r));
+                return 1;
+        }
+        r = write_file_atomic(inv->opts.output, icc, icc_len, 0644, 0);
+        if (r < 0) {
+                log_error("%s: cannot write: %s", inv->opts.output, strerror(-r));
+                return 1;
+        }
+        if (!inv->opts.quiet) {
+                printf("%zu measurements, %s, paper white X=%.4f Y=%.4f Z=%.4f, black L*=%.2f\n", samples->n_samples,
+                       samples->space == OUTPUT_SPACE_CMYK ? "CMYK" : "RGB", samples->white[0], samples->white[1],
+                       samples->white[2], rep.black_lightness);
+                printf("A2B grid %u, smoothness %g (cross-validated dE2000 mean %.3f); B2A grid %u", rep.a2b_grid,
+                       rep.smoothness, rep.cv_mean, rep.b2a_grid);
+                if (samples->space == OUTPUT_SPACE_CMYK)
+                        printf(", ink limit %.0f%% (largest total %.0f%%)", (ink_limit > 0.0 ? ink_limit : 4.0) * 100.0,
+                               rep.max_ink * 100.0);
+                printf("\nprofile against its measurements: dE2000 mean %.3f max %.3f; dE76 mean %.3f max %.3f\n",
+                       rep.de2000_mean, rep.de2000_max, rep.de76_mean, rep.de76_max);
+                printf("round trip Lab -> B2A1 -> A2B1: dE2000 mean %.3f max %.3f\n", rep.round_trip_mean,
+                       rep.round_trip_max);
+        }
+        return 0;
+}
+
 int verb_profile_build(Invocation *inv) {
         _cleanup_(display_samples_freep) DisplaySamples *samples = NULL;
+        _cleanup_(cgats_freep) Cgats *cgats = NULL;
         _cleanup_free_ uint8_t *data = NULL, *icc = NULL;
         _cleanup_free_ char *error = NULL;
         ProfileBuildOptions o = {
@@ -27,7 +104,7 @@ int verb_profile_build(Invocation *inv) {
                 .cmf_binary = "tinct profile-build",
         };
         ProfileBuildReport rep = {};
-        const char *output = inv->opts.output, *reason = NULL, *path = inv->args[0];
+        const char *output = inv->opts.output, *reason = NULL, *path = inv->args[0], *class;
         size_t size = 0, icc_len = 0;
         int r;
 
@@ -42,7 +119,19 @@ int verb_profile_build(Invocation *inv) {
                 log_error("%s: cannot read: %s", path, strerror(-r));
                 return 1;
         }
-        r = display_samples_parse((const char *) data, size, &samples, &error);
+        r = cgats_parse((const char *) data, size, &cgats, &error);
+        if (r < 0) {
+                log_error("%s: %s", path, error ? error : strerror(-r));
+                return 1;
+        }
+        class = cgats_device_class(cgats);
+        if (class && streq(class, "OUTPUT"))
+                return build_printer(inv, path, cgats);
+        if (inv->opts.ink_limit) {
+                log_error("%s: --ink-limit is for printers (DEVICE_CLASS \"OUTPUT\")", path);
+                return 1;
+        }
+        r = display_samples_from_cgats(cgats, &samples, &error);
         if (r < 0) {
                 log_error("%s: %s", path, error ? error : strerror(-r));
                 return 1;

@@ -55,6 +55,7 @@ int verb_device_inhibit_check(const Invocation *inv);  /* verb-bus-device.c */
 int verb_device_inhibit(Invocation *inv);              /* verb-bus-device.c */
 int verb_lookup_check(const Invocation *inv);          /* verb-bus-device.c */
 int verb_lookup(Invocation *inv);                      /* verb-bus-device.c */
+int verb_verify(Invocation *inv);                           /* verb-verify.c */
 int verb_get_sensor_reading_check(const Invocation *inv);   /* verb-bus-sensor.c */
 int verb_get_sensor_reading(Invocation *inv);               /* verb-bus-sensor.c */
 int verb_get_spectral_reading_check(const Invocation *inv); /* verb-bus-sensor.c */

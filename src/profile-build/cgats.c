@@ -493,7 +493,7 @@ DisplaySamples *display_samples_free(DisplaySamples *s) {
         return NULL;
 }
 
-_printf_(2, 3) static int sfail(char **ret_error, const char *fmt, ...) {
+int cgats_fail(char **ret_error, const char *fmt, ...) {
         va_list ap;
 
         va_start(ap, fmt);
@@ -518,27 +518,27 @@ int display_samples_from_cgats(const Cgats *c, DisplaySamples **ret, char **ret_
         *ret = NULL;
         *ret_error = NULL;
         if (c->n_tables == 0)
-                return sfail(ret_error, "no table");
+                return cgats_fail(ret_error, "no table");
         t = &c->tables[0];
 
         v = cgats_table_keyword(t, "DEVICE_CLASS");
         if (v && !streq(v, "DISPLAY"))
-                return sfail(ret_error, "DEVICE_CLASS is \"%s\": not display measurements", v);
+                return cgats_fail(ret_error, "DEVICE_CLASS is \"%s\": not display measurements", v);
         v = cgats_table_keyword(t, "COLOR_REP");
         if (!v)
-                return sfail(ret_error, "no COLOR_REP (expected \"RGB_XYZ\")");
+                return cgats_fail(ret_error, "no COLOR_REP (expected \"RGB_XYZ\")");
         if (!streq(v, "RGB_XYZ"))
-                return sfail(ret_error, "COLOR_REP is \"%s\", expected \"RGB_XYZ\" (display RGB with XYZ readings)", v);
+                return cgats_fail(ret_error, "COLOR_REP is \"%s\", expected \"RGB_XYZ\" (display RGB with XYZ readings)", v);
         for (size_t i = 0; i < 3; i++) {
                 rgb[i] = cgats_table_field(t, rgb_names[i]);
                 if (rgb[i] < 0)
-                        return sfail(ret_error, "no %s field", rgb_names[i]);
+                        return cgats_fail(ret_error, "no %s field", rgb_names[i]);
                 xyz[i] = cgats_table_field(t, xyz_names[i]);
                 if (xyz[i] < 0)
-                        return sfail(ret_error, "no %s field", xyz_names[i]);
+                        return cgats_fail(ret_error, "no %s field", xyz_names[i]);
         }
         if (t->n_sets == 0)
-                return sfail(ret_error, "no measurements (NUMBER_OF_SETS is 0)");
+                return cgats_fail(ret_error, "no measurements (NUMBER_OF_SETS is 0)");
 
         s = calloc(1, sizeof *s);
         if (!s)
@@ -568,7 +568,7 @@ int display_samples_from_cgats(const Cgats *c, DisplaySamples **ret, char **ret_
                 if (w || n != 3 || !(s->luminance[1] > 0.0) || s->luminance[1] > DISPLAY_SAMPLES_MAX_XYZ ||
                     s->luminance[0] < 0.0 || s->luminance[2] < 0.0 || s->luminance[0] > DISPLAY_SAMPLES_MAX_XYZ ||
                     s->luminance[2] > DISPLAY_SAMPLES_MAX_XYZ)
-                        return sfail(ret_error, "LUMINANCE_XYZ_CDM2 \"%s\" is not three numbers X Y Z with Y > 0", v);
+                        return cgats_fail(ret_error, "LUMINANCE_XYZ_CDM2 \"%s\" is not three numbers X Y Z with Y > 0", v);
                 s->has_luminance = true;
         }
         v = cgats_table_keyword(t, "TARGET_INSTRUMENT");
@@ -586,19 +586,19 @@ int display_samples_from_cgats(const Cgats *c, DisplaySamples **ret, char **ret_
                         double x;
 
                         if (cgats_parse_number(row[rgb[k]], &x) < 0)
-                                return sfail(ret_error, "line %u: %s \"%s\" is not a number", t->set_lines[i],
+                                return cgats_fail(ret_error, "line %u: %s \"%s\" is not a number", t->set_lines[i],
                                              rgb_names[k], row[rgb[k]]);
                         /* Device values are percent; allow rounding just past the ends. */
                         if (x < -0.001 || x > 100.001)
-                                return sfail(ret_error, "line %u: %s %s is outside 0..100", t->set_lines[i],
+                                return cgats_fail(ret_error, "line %u: %s %s is outside 0..100", t->set_lines[i],
                                              rgb_names[k], row[rgb[k]]);
                         d->rgb[k] = fmin(fmax(x / 100.0, 0.0), 1.0);
 
                         if (cgats_parse_number(row[xyz[k]], &x) < 0)
-                                return sfail(ret_error, "line %u: %s \"%s\" is not a number", t->set_lines[i],
+                                return cgats_fail(ret_error, "line %u: %s \"%s\" is not a number", t->set_lines[i],
                                              xyz_names[k], row[xyz[k]]);
                         if (fabs(x) > DISPLAY_SAMPLES_MAX_XYZ)
-                                return sfail(ret_error, "line %u: %s %s is out of range", t->set_lines[i],
+                                return cgats_fail(ret_error, "line %u: %s %s is out of range", t->set_lines[i],
                                              xyz_names[k], row[xyz[k]]);
                         d->xyz[k] = x * scale;
                 }

@@ -54,6 +54,10 @@ int cgats_table_field(const CgatsTable *t, const char *name);
  * trailing text, not finite). */
 int cgats_parse_number(const char *s, double *ret);
 
+/* Sets *ret_error to the formatted message (NULL when out of memory) and returns -EINVAL:
+ * the refusals of the readings built on these tables (display and printer files). */
+int cgats_fail(char **ret_error, const char *fmt, ...) _printf_(2, 3);
+
 /* --- Display measurements (.ti3) --- */
 
 typedef struct DisplaySample {

@@ -40,15 +40,55 @@ static cmsToneCurve *curve_build(const ProfileFitCurve *c) {
         return cmsBuildTabulatedToneCurve16(NULL, PROFILE_BUILD_CURVE_ENTRIES, table);
 }
 
+int profile_build_finish(cmsHPROFILE h, const ProfileBuildOptions *o, const char *default_description,
+                         const char *const *metadata, uint8_t **ret, size_t *ret_len, const char **ret_reason) {
+        _cleanup_(profile_closep) cmsHPROFILE h2 = NULL;
+        _cleanup_free_ uint8_t *first = NULL;
+        size_t first_len = 0;
+        int r;
+
+        r = icc_write_text_tag(h, cmsSigProfileDescriptionTag,
+                               !isempty(o->description) ? o->description : default_description);
+        if (r >= 0)
+                r = icc_write_text_tag(h, cmsSigCopyrightTag,
+                                       !isempty(o->copyright) ? o->copyright : PROFILE_BUILD_DEFAULT_COPYRIGHT);
+        if (r >= 0)
+                r = icc_write_meta_tag(h, metadata);
+        if (r < 0) {
+                *ret_reason = r == -ENOMEM ? "out of memory" : "lcms2 could not write a tag";
+                return r;
+        }
+
+        r = icc_save_to_mem(h, &first, &first_len);
+        if (r < 0) {
+                *ret_reason = "lcms2 could not serialise the profile";
+                return r;
+        }
+        icc_set_fixed_date(first);
+        h2 = cmsOpenProfileFromMem(first, (cmsUInt32Number) first_len);
+        if (!h2) {
+                *ret_reason = "lcms2 could not reread the profile it wrote";
+                return -EIO;
+        }
+        /* ICC.1:2010 §7.2.18: the profile ID (MD5); v2 headers keep those bytes reserved. */
+        if (!o->v2 && !cmsMD5computeID(h2)) {
+                *ret_reason = "lcms2 could not compute the profile ID";
+                return -EIO;
+        }
+        r = icc_save_to_mem(h2, ret, ret_len);
+        if (r < 0) {
+                *ret_reason = "lcms2 could not serialise the profile";
+                return r;
+        }
+        return 0;
+}
+
 static int build_icc(const ProfileFit *f, const ProfileBuildOptions *o, const ProfileBuildReport *lumi,
                      const char *const *metadata, uint8_t **ret, size_t *ret_len, const char **ret_reason) {
         static const cmsTagSignature colorant_tags[3] = { cmsSigRedColorantTag, cmsSigGreenColorantTag,
                                                            cmsSigBlueColorantTag };
         static const cmsTagSignature trc_tags[3] = { cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag };
-        _cleanup_(profile_closep) cmsHPROFILE h = NULL, h2 = NULL;
-        _cleanup_free_ uint8_t *first = NULL;
-        size_t first_len = 0;
-        int r;
+        _cleanup_(profile_closep) cmsHPROFILE h = NULL;
 
         h = cmsCreateProfilePlaceholder(NULL);
         if (!h) {
@@ -87,40 +127,7 @@ static int build_icc(const ProfileFit *f, const ProfileBuildOptions *o, const Pr
                 if (!cmsWriteTag(h, cmsSigLuminanceTag, &l))
                         goto io_error;
         }
-        r = icc_write_text_tag(h, cmsSigProfileDescriptionTag,
-                               !isempty(o->description) ? o->description : PROFILE_BUILD_DEFAULT_DESCRIPTION);
-        if (r >= 0)
-                r = icc_write_text_tag(h, cmsSigCopyrightTag,
-                                       !isempty(o->copyright) ? o->copyright : PROFILE_BUILD_DEFAULT_COPYRIGHT);
-        if (r >= 0)
-                r = icc_write_meta_tag(h, metadata);
-        if (r < 0) {
-                *ret_reason = r == -ENOMEM ? "out of memory" : "lcms2 could not write a tag";
-                return r;
-        }
-
-        r = icc_save_to_mem(h, &first, &first_len);
-        if (r < 0) {
-                *ret_reason = "lcms2 could not serialise the profile";
-                return r;
-        }
-        icc_set_fixed_date(first);
-        h2 = cmsOpenProfileFromMem(first, (cmsUInt32Number) first_len);
-        if (!h2) {
-                *ret_reason = "lcms2 could not reread the profile it wrote";
-                return -EIO;
-        }
-        /* ICC.1:2010 §7.2.18: the profile ID (MD5); v2 headers keep those bytes reserved. */
-        if (!o->v2 && !cmsMD5computeID(h2)) {
-                *ret_reason = "lcms2 could not compute the profile ID";
-                return -EIO;
-        }
-        r = icc_save_to_mem(h2, ret, ret_len);
-        if (r < 0) {
-                *ret_reason = "lcms2 could not serialise the profile";
-                return r;
-        }
-        return 0;
+        return profile_build_finish(h, o, PROFILE_BUILD_DEFAULT_DESCRIPTION, metadata, ret, ret_len, ret_reason);
 
 io_error:
         *ret_reason = "lcms2 could not write a tag";
@@ -180,7 +187,6 @@ static int check_icc(const uint8_t *icc, size_t len, const DisplaySamples *s, co
 
 /* Our keys first, then the caller's; a caller's key replaces ours. Values that are NULL or
  * empty are left out (a NULL would end the list). Returns the number of strings written. */
-#define OWN_KEYS 16
 
 static bool caller_has(const char *const *metadata, const char *key) {
         for (const char *const *kv = metadata; kv && kv[0] && kv[1]; kv += 2)
@@ -189,14 +195,14 @@ static bool caller_has(const char *const *metadata, const char *key) {
         return false;
 }
 
-static void make_metadata(const char **meta, const ProfileBuildOptions *o, const DisplaySamples *s,
-                          const char *avg, const char *max, const char *rms) {
+void profile_build_metadata(const char **meta, const ProfileBuildOptions *o, const char *instrument,
+                            const char *avg, const char *max, const char *rms) {
         const char *own[] = {
                 "DATA_source", "calib",
                 "CMF_product", "tinct",
                 "CMF_binary", !isempty(o->cmf_binary) ? o->cmf_binary : "tinct",
                 "CMF_version", TINCT_VERSION,
-                "MEASUREMENT_device", s->instrument,
+                "MEASUREMENT_device", instrument,
                 "ACCURACY_dE76_avg", avg,
                 "ACCURACY_dE76_max", max,
                 "ACCURACY_dE76_rms", rms,
@@ -241,13 +247,13 @@ int profile_build(const DisplaySamples *samples, const ProfileBuildOptions *opti
 
         for (const char *const *kv = o->metadata; kv && kv[0] && kv[1]; kv += 2)
                 n_caller++;
-        meta = calloc(2 * (OWN_KEYS + n_caller) + 1, sizeof(char *));
+        meta = calloc(2 * (PROFILE_BUILD_OWN_KEYS + n_caller) + 1, sizeof(char *));
         if (!meta) {
                 *ret_reason = "out of memory";
                 return -ENOMEM;
         }
 
-        make_metadata(meta, o, samples, NULL, NULL, NULL);
+        profile_build_metadata(meta, o, samples->instrument, NULL, NULL, NULL);
         r = build_icc(&rep.fit, o, &rep, meta, &draft, &draft_len, ret_reason);
         if (r < 0)
                 return r;
@@ -259,7 +265,7 @@ int profile_build(const DisplaySamples *samples, const ProfileBuildOptions *opti
         snprintf(avg, sizeof avg, "%.3f", rep.de76_mean);
         snprintf(max, sizeof max, "%.3f", rep.de76_max);
         snprintf(rms, sizeof rms, "%.3f", rep.de76_rms);
-        make_metadata(meta, o, samples, avg, max, rms);
+        profile_build_metadata(meta, o, samples->instrument, avg, max, rms);
         r = build_icc(&rep.fit, o, &rep, meta, ret_icc, ret_len, ret_reason);
         if (r < 0)
                 return r;

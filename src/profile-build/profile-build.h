@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <lcms2.h>
 
 #include "cgats.h"
 #include "profile-fit.h"
@@ -49,3 +50,16 @@ typedef struct ProfileBuildReport {
  * measurements cannot make a profile, -ENOMEM, -EIO when lcms2 fails. */
 int profile_build(const DisplaySamples *samples, const ProfileBuildOptions *options, uint8_t **ret_icc,
                   size_t *ret_len, ProfileBuildReport *ret_report, const char **ret_reason);
+
+/* The 'meta' entries of a built profile into meta (room for 2 × (PROFILE_BUILD_OWN_KEYS +
+ * the caller's pairs) + 1): our keys (colord §4.6), then the caller's; a caller's key replaces
+ * ours, NULL or empty values are left out. */
+#define PROFILE_BUILD_OWN_KEYS 16
+void profile_build_metadata(const char **meta, const ProfileBuildOptions *o, const char *instrument,
+                            const char *avg, const char *max, const char *rms);
+
+/* The common end of a built profile: 'desc' (o->description, else default_description),
+ * 'cprt', 'meta', then the bytes, deterministic (fixed date; v4: the MD5 profile ID).
+ * Errors as profile_build(). */
+int profile_build_finish(cmsHPROFILE h, const ProfileBuildOptions *o, const char *default_description,
+                         const char *const *metadata, uint8_t **ret, size_t *ret_len, const char **ret_reason);

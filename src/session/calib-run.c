@@ -5,6 +5,7 @@
  * serving its other clients while an instrument takes seconds per reading. */
 #include "calib-run.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "names.h"
+#include "display-verify.h"
 #include "profile-build.h"
 
 #define GAMMA_RAMP_SIZE 256
@@ -40,8 +42,9 @@ struct CalibRun {
         bool inhibited, locked, simulated;
         RunState state;
 
-        CalibPatch *patches;
+        CalibPatch *patches;            /* the profiling patches, then the verification's */
         size_t n_patches, next;
+        size_t n_profiling;             /* patches[0..n_profiling) build the profile */
         DisplaySample *readings;
         sd_bus_slot *call;              /* the asynchronous call in flight */
         sd_event_source *delay;         /* the sample delay */
@@ -202,6 +205,22 @@ static int sensor_is_simulated(sd_bus *bus, const char *sensor, bool *ret) {
         return r;
 }
 
+/* The verification's patch set after the profiling patches: measured in the same run, then
+ * compared with the new profile (docs/verify.md). */
+static int add_verification_patches(CalibRun *run) {
+        size_t n = display_verify_n_patches();
+        CalibPatch *p = reallocarray(run->patches, run->n_patches + n, sizeof *p);
+
+        if (!p)
+                return -ENOMEM;
+        run->patches = p;
+        run->n_profiling = run->n_patches;
+        for (size_t i = 0; i < n; i++)
+                display_verify_patch_rgb(i, run->patches[run->n_patches + i].rgb);
+        run->n_patches += n;
+        return 0;
+}
+
 int calib_run_start(sd_event *event, CmClient *cm, UserProfiles *profiles, const char *icc_dir,
                     const char *device_id, const char *sensor_id, const CalibOptions *options,
                     const CalibCallbacks *callbacks, CalibRun **ret, CalibError *ret_code, char **ret_message) {
@@ -234,6 +253,9 @@ int calib_run_start(sd_event *event, CmClient *cm, UserProfiles *profiles, const
         if (r < 0)
                 return r == -EINVAL ? fail_start(CALIB_ERROR_INVALID_VALUE, ret_code, ret_message,
                                                  "Quality %u is not 0, 1 or 2", options->quality) : r;
+        r = add_verification_patches(run);
+        if (r < 0)
+                return r;
         if (!(run->readings = calloc(run->n_patches, sizeof *run->readings)))
                 return -ENOMEM;
 
@@ -410,6 +432,46 @@ static char *profile_file_name(const CalibRun *run) {
         return asprintf(&path, "%s/tinct-%s-%s.icc", run->icc_dir, safe, stamp) < 0 ? NULL : path;
 }
 
+/* The verification patches' readings against the new profile, stored on the device as the
+ * figures "when profiled" (DISPLAY_VERIFY_PROFILED keys) that `tinct doctor` compares later
+ * verifications with. A failure here is logged; the profile stands. */
+static void record_verification(CalibRun *run, const uint8_t *icc, size_t len, const char *profile_id) {
+        _cleanup_free_ DisplayVerify *v = calloc(1, sizeof *v);
+        sd_bus *bus = cm_client_bus(run->cm);
+        DisplayVerifyRecord rec;
+        const char *reason = NULL;
+        int r;
+
+        if (!v) {
+                log_oom();
+                return;
+        }
+        r = display_verify_prepare(icc, len, v, &reason);
+        if (r < 0) {
+                log_warning("Cannot verify the new profile of %s: %s", run->device_id, reason ?: strerror(-r));
+                return;
+        }
+        assert(v->n == run->n_patches - run->n_profiling);
+        for (size_t i = 0; i < v->n; i++)
+                memcpy(v->patches[i].measured_xyz, run->readings[run->n_profiling + i].xyz, sizeof v->patches[i].measured_xyz);
+        r = display_verify_compare(v, &reason);
+        if (r < 0) {
+                log_warning("Cannot verify the new profile of %s: %s", run->device_id, reason);
+                return;
+        }
+        log_info("Verification of %s with its new profile: mean ΔE2000 %.3f, max %.3f on %zu patches", run->device_id,
+                 v->mean, v->max, v->n);
+        display_verify_record(v, DISPLAY_VERIFY_PROFILED, profile_id, time(NULL), &rec);
+        for (size_t i = 0; i < DISPLAY_VERIFY_N_KEYS; i++) {
+                _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+                if (sd_bus_call_method(bus, CM_NAME, run->device_path, CM_DEVICE_IFACE, "SetProperty", &e, NULL, "ss",
+                                       rec.keys[i], rec.values[i]) < 0) {
+                        log_warning("Cannot store the verification on %s: %s", run->device_id, e.message ?: e.name);
+                        return;
+                }
+        }
+}
+
 static void build_and_save(CalibRun *run) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         _cleanup_free_ uint8_t *icc = NULL;
@@ -421,7 +483,7 @@ static void build_and_save(CalibRun *run) {
         int r;
 
         DisplaySamples samples = {
-                .n_samples = run->n_patches,
+                .n_samples = run->n_profiling,
                 .samples = run->readings,
                 .absolute = true,
                 .has_luminance = true,
@@ -456,7 +518,7 @@ static void build_and_save(CalibRun *run) {
                 return;
         }
         log_info("Profile of %s: mean ΔE2000 %.3f, max %.3f on its %zu readings", run->device_id, report.de2000_mean,
-                 report.de2000_max, run->n_patches);
+                 report.de2000_max, run->n_profiling);
 
         if (!(path = profile_file_name(run))) {
                 finish_errorf(run, CALIB_ERROR_FAILED_TO_SAVE_PROFILE, "out of memory");
@@ -498,6 +560,7 @@ static void build_and_save(CalibRun *run) {
                               e.message ?: e.name);
                 return;
         }
+        record_verification(run, icc, len, profile_id);
         run->cb.progress(100, run->cb.userdata);
         finish(run, CALIB_ERROR_NONE, profile_id, profile_path, NULL);
 }

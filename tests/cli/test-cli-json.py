@@ -127,6 +127,10 @@ SCHEMA = {
              "copyright": opt(S), "manufacturer": opt(S), "model": opt(S), "kind": S, "colorspace": S,
              "has_vcgt": B, "created": I, "tags_ignored": I, "metadata": Map(S), "warnings": [S]}),
         Obj({"file": S, "error": S, "errno": I})),
+    "verify": Obj({"device": S, "profile": S, "date": S, "mean": N, "max": N, "stored": B,
+                   "patches": [Obj({"name": S, "rgb": Tuple(N, N, N), "expected_lab": Tuple(N, N, N),
+                                    "measured_lab": Tuple(N, N, N), "measured_xyz": Tuple(N, N, N),
+                                    "de2000": N})]}),
     "gamut": Obj({"gamuts": [Obj({"file": S, "primaries_xy": Tuple(Tuple(N, N), Tuple(N, N), Tuple(N, N)),
                                   "against": Obj({r: FIGURES for r in ("sRGB", "Display P3", "Adobe RGB",
                                                                        "BT.2020")})})]}),
@@ -141,7 +145,7 @@ VERB_DOCUMENT = {
     "import-profile": "profile", "device-get-default-profile": "profile",
     "device-get-profile-for-qualifier": "profile", "lookup": "lookup", "doctor": "doctor",
     "get-sensor-reading": "readings", "get-spectral-reading": "spectra", "edid-info": "edid-info",
-    "icc-info": "icc-info", "gamut": "gamut",
+    "icc-info": "icc-info", "gamut": "gamut", "verify": "verify",
 }
 
 
@@ -312,6 +316,15 @@ def documents():
         check(not errors, "import-profile --json: %s" % errors)
         covered.add("import-profile")
 
+    # verify needs a sensor that can show patches: the dummy's virtual display (tinct's)
+    if daemon_kind() != "colord":
+        with TinctEnv(polkit="allow", profiles=[SRGB], extra_args=["--dummy-sensor-display", SRGB]) as env:
+            run(env, ["create-device", "xrandr-Json", "normal", "display"])
+            prof = document(env, "find-profile-by-filename", os.path.basename(SRGB))
+            run(env, ["device-add-profile", "xrandr-Json", prof["ProfileId"]])
+            doc = document(env, "verify", "xrandr-Json", nonempty="patches")
+            check(doc["max"] < 0.05, "verify: the virtual display is its profile (max %.4f)" % doc["max"])
+
     # offline, on the corpus: every EDID, every ICC file, all RGB profiles in one gamut run
     edids = sorted(os.path.join(CORPUS, "edid", f) for f in os.listdir(os.path.join(CORPUS, "edid"))
                    if f.endswith(".bin"))
@@ -357,7 +370,7 @@ def documents():
     # Every verb that offers --json has a schema and was checked; the read verbs all offer it.
     takes_json = {v for v, _ in overview_verbs() if "[--json]" in verb_help(v).splitlines()[0]}
     check_eq(takes_json, set(VERB_DOCUMENT), "the verbs that take --json")
-    expected_skips = {"get-standard-space", "create-virtual-device"} if daemon_kind() == "colord" else set()
+    expected_skips = {"get-standard-space", "create-virtual-device", "verify"} if daemon_kind() == "colord" else set()
     check_eq(set(VERB_DOCUMENT) - covered, expected_skips, "verbs whose document was not checked")
 
 

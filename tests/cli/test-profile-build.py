@@ -214,7 +214,7 @@ bad = {
     "short-row": (re.sub(r"\n3 \S+ ", "\n3 ", good, count=1), "NUMBER_OF_FIELDS is 7"),
     "no-end": (good[:good.index("\nEND_DATA\n") + 1], "no END_DATA"),
     "runs-on": (good.replace("\nEND_DATA\n", "\n", 1), "more data than NUMBER_OF_SETS (200) sets"),
-    "not-display": (good.replace('DEVICE_CLASS "DISPLAY"', 'DEVICE_CLASS "OUTPUT"'), "not display measurements"),
+    "not-display": (good.replace('DEVICE_CLASS "DISPLAY"', 'DEVICE_CLASS "INPUT"'), "not display measurements"),
     "lab": (good.replace('COLOR_REP "RGB_XYZ"', 'COLOR_REP "RGB_LAB"'), 'expected "RGB_XYZ"'),
     "no-white": (re.sub(r"\n(\d+) 100 100 100 ", r"\n\1 99 100 100 ", good), "no white patch"),
     "binary": ("CTI3\n\0\1\2", "NUL byte"),

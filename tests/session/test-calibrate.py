@@ -187,6 +187,15 @@ def calibrate_virtual_display():
         locked, inhibitors, dev = sensor_state(env)
         check(not locked and not inhibitors, "sensor unlocked and device uninhibited afterwards")
         check_eq(dev["Profiles"].unpack()[0], profile, "the new profile is the device's default")
+        # The helper's own verification (docs/verify.md): its patch set measured after the
+        # profiling patches, against the new profile, stored on the device.
+        dmeta = dev["Metadata"].unpack()
+        check(float(dmeta.get("TINCT_profiled_dE2000_mean", "99")) < 0.5
+              and float(dmeta.get("TINCT_profiled_dE2000_max", "99")) < 2.0
+              and dmeta.get("TINCT_profiled_profile") == details["ProfileId"]
+              and dmeta.get("TINCT_profiled_patches") == "27"
+              and re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", dmeta.get("TINCT_profiled_date", "")),
+              "the helper's verification on the device: %r" % {k: v for k, v in dmeta.items() if k.startswith("TINCT")})
         r = compat.call(conn, dev["Profiles"].unpack()[0], "org.freedesktop.DBus.Properties", "Get", "ss",
                         [compat.IFACE_PROFILE, "Filename"], "v")
         check_eq(r[0], filename, "the default's file")

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Printer profiles and display verification without files: a synthetic CMYK printer (each
+ * ink absorbing its part of X, Y, Z, with dot gain) measured at random points, the profile
+ * built from them read back through lcms2 — its A2B against the printer on other points, the
+ * B2A1 round trip, the total ink limit in B2A, black generation (more black for darker
+ * neutrals), the gamut tag — lcms2's interpolation matching ours (the fit's own error on its
+ * samples), an RGB printer, refused measurements (negative, NaN, no paper), and a display
+ * verified against its own profile (ΔE00 0) and against a warmer white (not 0). */
+#include <errno.h>
+#include <lcms2.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "display-verify.h"
+#include "icc-write.h"
+#include "mat3.h"
+#include "output-build.h"
+#include "output-samples.h"
+#include "profile-fit.h"
+#include "tests.h"
+
+static const double paper[3] = { 0.88, 0.91, 0.76 }; /* a slightly warm paper, Y 0.91 */
+
+/* The printer: XYZ = paper · Π per-ink transmittance in X, Y, Z; dot gain d + 0.3 d (1 − d)
+ * (7.5% at mid-tones). */
+static void printer_cmyk(const double d[4], double xyz[3]) {
+        static const double absorb[4][3] = {
+                { 0.80, 0.50, 0.20 }, /* cyan absorbs long wavelengths (X) */
+                { 0.30, 0.70, 0.25 }, /* magenta the middle (Y); a* stays in the PCS range */
+                { 0.05, 0.10, 0.90 }, /* yellow short (Z) */
+                { 0.92, 0.93, 0.92 }, /* black all */
+        };
+        for (size_t c = 0; c < 3; c++) {
+                xyz[c] = paper[c];
+                for (size_t k = 0; k < 4; k++)
+                        xyz[c] *= 1.0 - absorb[k][c] * (d[k] + 0.3 * d[k] * (1.0 - d[k]));
+        }
+}
+
+static void printer_rgb(const double rgb[3], double xyz[3]) {
+        double d[4] = { 1.0 - rgb[0], 1.0 - rgb[1], 1.0 - rgb[2], 0.0 };
+        printer_cmyk(d, xyz);
+}
+
+static unsigned seed = 7;
+static double rnd(void) {
+        seed = seed * 1103515245u + 12345u;
+        return ((seed >> 8) & 0xffffff) / (double) 0xffffff;
+}
+
+static OutputSamples *measure(OutputSpace space, size_t n) {
+        OutputSamples *s = calloc(1, sizeof *s);
+        assert_se(s);
+        s->space = space;
+        s->n_channels = space == OUTPUT_SPACE_CMYK ? 4 : 3;
+        s->n_samples = n;
+        s->device = calloc(n * s->n_channels, sizeof(double));
+        s->xyz = calloc(n * 3, sizeof(double));
+        s->lab = calloc(n * 3, sizeof(double));
+        assert_se(s->device && s->xyz && s->lab);
+        for (size_t i = 0; i < n; i++) {
+                double *d = s->device + i * s->n_channels;
+                for (unsigned c = 0; c < s->n_channels; c++)
+                        /* the paper first, then corners and random points */
+                        d[c] = i == 0 ? (space == OUTPUT_SPACE_CMYK ? 0.0 : 1.0) : i < 17 ? (double) ((i >> c) & 1) : rnd();
+                if (space == OUTPUT_SPACE_CMYK)
+                        printer_cmyk(d, s->xyz + 3 * i);
+                else
+                        printer_rgb(d, s->xyz + 3 * i);
+        }
+        memcpy(s->white, s->xyz, sizeof s->white);
+        s->n_white = 1;
+        for (size_t i = 0; i < n; i++)
+                output_xyz_to_relative_lab(s->xyz + 3 * i, s->white, s->lab + 3 * i);
+        return s;
+}
+
+static void transform_freep(cmsHTRANSFORM *t) {
+        if (*t)
+                cmsDeleteTransform(*t);
+}
+
+static void test_cmyk(void) {
+        _cleanup_(output_samples_freep) OutputSamples *s = measure(OUTPUT_SPACE_CMYK, 1200);
+        _cleanup_free_ uint8_t *icc = NULL;
+        _cleanup_(profile_closep) cmsHPROFILE h = NULL, lab = NULL;
+        _cleanup_(transform_freep) cmsHTRANSFORM fwd = NULL, back = NULL;
+        OutputBuildReport rep;
+        const char *reason = NULL;
+        size_t len = 0;
+        double sum = 0.0, worst = 0.0, rt = 0.0, rt_worst = 0.0, most_ink = 0.0;
+        size_t n_rt = 0;
+
+        assert_se(output_build(s, NULL, 2.8, &icc, &len, &rep, &reason) == 0);
+        /* The fit through lcms2 on its own (exact) samples: lcms2 interpolates as we do. */
+        printf("cmyk: smoothness %g, self %.4f/%.4f, round trip %.4f/%.4f, black L* %.2f, most ink %.3f\n",
+               rep.smoothness, rep.de2000_mean, rep.de2000_max, rep.round_trip_mean, rep.round_trip_max,
+               rep.black_lightness, rep.max_ink);
+        assert_se(rep.de2000_mean < 0.05);
+        assert_se(rep.max_ink <= 2.8 + 1e-9);
+
+        h = cmsOpenProfileFromMem(icc, (cmsUInt32Number) len);
+        lab = cmsCreateLab4Profile(NULL);
+        assert_se(h && lab);
+        assert_se(cmsGetDeviceClass(h) == cmsSigOutputClass && cmsGetColorSpace(h) == cmsSigCmykData &&
+                  cmsGetPCS(h) == cmsSigLabData);
+        assert_se(cmsIsTag(h, cmsSigGamutTag) && cmsIsTag(h, cmsSigBToA0Tag) && cmsIsTag(h, cmsSigBToA2Tag));
+        fwd = cmsCreateTransform(h, TYPE_CMYK_DBL, lab, TYPE_Lab_DBL, INTENT_RELATIVE_COLORIMETRIC, cmsFLAGS_NOOPTIMIZE);
+        back = cmsCreateTransform(lab, TYPE_Lab_DBL, h, TYPE_CMYK_DBL, INTENT_RELATIVE_COLORIMETRIC, cmsFLAGS_NOOPTIMIZE);
+        assert_se(fwd && back);
+
+        /* Points the fit never saw. */
+        for (unsigned i = 0; i < 400; i++) {
+                double d[4], xyz[3], want[3], pct[4], ink = 0.0;
+                cmsCIELab got, again;
+                for (unsigned c = 0; c < 4; c++) {
+                        d[c] = rnd();
+                        pct[c] = d[c] * 100.0;
+                        ink += d[c];
+                }
+                printer_cmyk(d, xyz);
+                output_xyz_to_relative_lab(xyz, paper, want);
+                cmsDoTransform(fwd, pct, &got, 1);
+                double e = ciede2000(want, (double[]) { got.L, got.a, got.b });
+                sum += e;
+                worst = fmax(worst, e);
+                if (ink > 2.8)
+                        continue;
+                cmsCIELab in = { want[0], want[1], want[2] };
+                double dev[4];
+                cmsDoTransform(back, &in, dev, 1);
+                cmsDoTransform(fwd, dev, &again, 1);
+                e = ciede2000(want, (double[]) { again.L, again.a, again.b });
+                rt += e;
+                rt_worst = fmax(rt_worst, e);
+                n_rt++;
+        }
+        printf("cmyk: unseen A2B %.4f/%.4f, round trip %.4f/%.4f (%zu)\n", sum / 400, worst, rt / (double) n_rt,
+               rt_worst, n_rt);
+        assert_se(sum / 400 < 0.3 && worst < 5.0);
+        assert_se(rt / (double) n_rt < 0.5);
+
+        /* The ink limit and black generation, over the PCS: darker neutrals get more black. */
+        double k_prev = -1.0;
+        for (int l = 95; l >= 15; l -= 10) {
+                cmsCIELab grey = { l, 0, 0 };
+                double dev[4];
+                cmsDoTransform(back, &grey, dev, 1);
+                assert_se(dev[3] >= k_prev - 1.0); /* percent; within a point */
+                k_prev = dev[3];
+        }
+        assert_se(k_prev > 50.0);
+        for (unsigned i = 0; i < 2000; i++) {
+                cmsCIELab in = { 100.0 * rnd(), 200.0 * rnd() - 100.0, 200.0 * rnd() - 100.0 };
+                double dev[4];
+                cmsDoTransform(back, &in, dev, 1);
+                most_ink = fmax(most_ink, dev[0] + dev[1] + dev[2] + dev[3]);
+        }
+        assert_se(most_ink <= 280.5);
+
+        /* gamt: paper in gamut, a saturated blue far outside any CMYK gamut out. */
+        _cleanup_(transform_freep) cmsHTRANSFORM gamut = NULL;
+        cmsPipeline *g = cmsReadTag(h, cmsSigGamutTag);
+        assert_se(g && cmsPipelineOutputChannels(g) == 1);
+        float in_g[3] = { 95.0f / 100.0f, 128.0f / 255.0f, 128.0f / 255.0f }, out_g[1];
+        cmsPipelineEvalFloat(in_g, out_g, g);
+        assert_se(out_g[0] < 0.01f);
+        float blue[3] = { 30.0f / 100.0f, (60.0f + 128.0f) / 255.0f, (-120.0f + 128.0f) / 255.0f };
+        cmsPipelineEvalFloat(blue, out_g, g);
+        assert_se(out_g[0] > 0.5f);
+}
+
+static void test_rgb_v2(void) {
+        _cleanup_(output_samples_freep) OutputSamples *s = measure(OUTPUT_SPACE_RGB, 600);
+        _cleanup_free_ uint8_t *icc = NULL, *again = NULL;
+        ProfileBuildOptions o = { .v2 = true, .description = "RGB printer" };
+        OutputBuildReport rep;
+        const char *reason = NULL;
+        size_t len = 0, len2 = 0;
+
+        assert_se(output_build(s, &o, 0.0, &icc, &len, &rep, &reason) == 0);
+        printf("rgb v2: smoothness %g, self %.4f/%.4f, round trip %.4f/%.4f\n", rep.smoothness, rep.de2000_mean, rep.de2000_max, rep.round_trip_mean,
+               rep.round_trip_max);
+        assert_se(icc[8] == 2 && icc[9] == 0x40);
+        assert_se(memcmp(icc + 12, "prtrRGB Lab ", 12) == 0);
+        assert_se(rep.de2000_mean < 0.05 && rep.round_trip_mean < 0.5);
+        /* deterministic */
+        assert_se(output_build(s, &o, 0.0, &again, &len2, NULL, &reason) == 0);
+        assert_se(len == len2 && memcmp(icc, again, len) == 0);
+}
+
+static void refuse(const char *text, const char *message) {
+        _cleanup_(cgats_freep) Cgats *c = NULL;
+        _cleanup_(output_samples_freep) OutputSamples *s = NULL;
+        _cleanup_free_ char *error = NULL;
+
+        assert_se(cgats_parse(text, strlen(text), &c, &error) == 0);
+        assert_se(output_samples_from_cgats(c, &s, &error) == -EINVAL);
+        if (!strstr(error, message)) {
+                fprintf(stderr, "%s: want \"%s\"\n", error, message);
+                abort();
+        }
+        assert_se(!s);
+}
+
+#define HEAD "CTI3\nDEVICE_CLASS \"OUTPUT\"\nCOLOR_REP \"CMYK_XYZ\"\nNUMBER_OF_FIELDS 8\nBEGIN_DATA_FORMAT\n" \
+             "SAMPLE_ID CMYK_C CMYK_M CMYK_Y CMYK_K XYZ_X XYZ_Y XYZ_Z\nEND_DATA_FORMAT\nNUMBER_OF_SETS 2\nBEGIN_DATA\n"
+
+static void test_refusals(void) {
+        _cleanup_(cgats_freep) Cgats *c = NULL;
+        _cleanup_(output_samples_freep) OutputSamples *s = NULL;
+        _cleanup_free_ char *error = NULL;
+        const char *good = HEAD "1 0 0 0 0 88 91 76\n2 100 0 0 0 20 60 70\nEND_DATA\n";
+
+        assert_se(cgats_parse(good, strlen(good), &c, &error) == 0);
+        assert_se(streq(cgats_device_class(c), "OUTPUT"));
+        assert_se(output_samples_from_cgats(c, &s, &error) == 0);
+        assert_se(s->n_samples == 2 && s->n_white == 1 && fabs(s->white[1] - 0.91) < 1e-12);
+        assert_se(fabs(s->lab[0] - 100.0) < 1e-9 && fabs(s->lab[1]) < 1e-9 && fabs(s->lab[2]) < 1e-9); /* paper: L* 100 */
+
+        refuse(HEAD "1 0 0 0 0 88 91 76\n2 100 0 0 0 20 -60 70\nEND_DATA\n", "line 11: XYZ_Y -60 is negative");
+        refuse(HEAD "1 0 0 0 0 88 91 76\n2 100 -1 0 0 20 60 70\nEND_DATA\n", "CMYK_M -1 is negative");
+        refuse(HEAD "1 0 0 0 0 88 91 76\n2 100 0 0 0 20 nan 70\nEND_DATA\n", "XYZ_Y \"nan\" is not a finite number");
+        refuse(HEAD "1 5 0 0 0 88 91 76\n2 100 0 0 0 20 60 70\nEND_DATA\n", "no paper white");
+        refuse(HEAD "1 0 0 0 0 0 0 0\n2 100 0 0 0 20 60 70\nEND_DATA\n", "not a white");
+}
+
+/* A display verified against its own profile: readings made from the profile's own
+ * prediction (un-adapted with the inverse of its 'chad'), then a white 3% bluer. */
+static void test_display_verify(void) {
+        _cleanup_(profile_closep) cmsHPROFILE srgb = cmsCreate_sRGBProfile();
+        _cleanup_free_ uint8_t *icc = NULL;
+        _cleanup_free_ DisplayVerify *v = calloc(1, sizeof *v);
+        const char *reason = NULL;
+        size_t len = 0;
+        double inv[9];
+
+        assert_se(srgb && v);
+        assert_se(icc_save_to_mem(srgb, &icc, &len) >= 0);
+        assert_se(display_verify_prepare(icc, len, v, &reason) == 0);
+        assert_se(v->n == display_verify_n_patches() && v->n == 27);
+        assert_se(streq(v->patches[0].name, "white") && v->patches[0].rgb[1] == 1.0);
+        assert_se(mat3_invert(v->adapt, inv) == 0);
+        for (size_t i = 0; i < v->n; i++) {
+                double fy = (v->patches[i].expected_lab[0] + 16.0) / 116.0;
+                double f[3] = { fy + v->patches[i].expected_lab[1] / 500.0, fy, fy - v->patches[i].expected_lab[2] / 200.0 };
+                double d50[3];
+                for (size_t c = 0; c < 3; c++)
+                        d50[c] = profile_fit_d50[c] * (f[c] > 6.0 / 29.0 ? f[c] * f[c] * f[c]
+                                                                            : 3.0 * 36.0 / 841.0 * (f[c] - 4.0 / 29.0));
+                for (size_t c = 0; c < 3; c++) /* in cd/m²: the scale must not matter */
+                        v->patches[i].measured_xyz[c] = 120.0 * (inv[3 * c] * d50[0] + inv[3 * c + 1] * d50[1] +
+                                                                 inv[3 * c + 2] * d50[2]);
+        }
+        assert_se(display_verify_compare(v, &reason) == 0);
+        printf("verify against itself: mean %.5f max %.5f\n", v->mean, v->max);
+        assert_se(v->max < 0.01);
+        for (size_t i = 0; i < v->n; i++)
+                v->patches[i].measured_xyz[2] *= 1.03;
+        assert_se(display_verify_compare(v, &reason) == 0);
+        assert_se(v->patches[0].de2000 > 1.0 && v->mean > 0.5);
+
+        DisplayVerifyRecord rec;
+        display_verify_record(v, DISPLAY_VERIFY_PROFILED, "p1", 1764892800 /* 2025-12-05 */, &rec);
+        assert_se(streq(rec.keys[0], "TINCT_profiled_dE2000_mean") && streq(rec.keys[2], "TINCT_profiled_date"));
+        assert_se(streq(rec.values[2], "2025-12-05T00:00:00Z") && streq(rec.values[3], "p1") && streq(rec.values[4], "27"));
+
+        for (size_t i = 0; i < v->n; i++)
+                v->patches[i].measured_xyz[1] = 0.0;
+        assert_se(display_verify_compare(v, &reason) == -EINVAL && strstr(reason, "white"));
+
+        uint8_t c[3];
+        display_verify_lab_to_srgb8((double[]) { 100.0, 0.0, 0.0 }, c);
+        assert_se(c[0] == 255 && c[1] == 255 && c[2] == 255);
+}
+
+int main(void) {
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        test_refusals();
+        test_display_verify();
+        test_rgb_v2();
+        test_cmyk();
+        return 0;
+}
