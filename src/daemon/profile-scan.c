@@ -38,7 +38,12 @@ struct ProfileWatch {
         FileList known;         /* every file found, sorted by path */
         Hashmap *shadowed;      /* path → Shadowed */
         bool lost;              /* a change could not be applied: list everything again */
+        struct Rescan *rescan;  /* the change being applied, while its files are parsed */
+        struct Again *queued;   /* paths named by changes since: listed once it is applied */
+        size_t n_queued;
 };
+
+static struct Rescan *rescan_free(struct Rescan *r);
 
 static void shadowed_clear(ProfileWatch *w) {
         void *i = NULL, *v;
@@ -49,10 +54,25 @@ static void shadowed_clear(ProfileWatch *w) {
         w->shadowed = hashmap_free(w->shadowed);
 }
 
+/* What is listed again: a watched directory (rescan), or an entry of one. */
+typedef struct Again {
+        char *path;
+        int depth;
+        bool is_dir;
+} Again;
+
+static void free_again(Again *again, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                free(again[i].path);
+        free(again);
+}
+
 ProfileWatch *profile_watch_free(ProfileWatch *w) {
         if (!w)
                 return NULL;
         dirwatch_free(w->dirwatch);
+        rescan_free(w->rescan); /* its parse is cancelled: no callback comes */
+        free_again(w->queued, w->n_queued);
         file_list_clear(&w->known);
         shadowed_clear(w);
         free(w);
@@ -111,13 +131,10 @@ typedef struct Batch {
         size_t n, bytes;
 } Batch;
 
-/* Parses the batch over the parser pool (all processes at once) and caches each answer: the
- * facts, or the failure by the file's identity, so that it is not parsed again until it
- * changes (store-failed.h). */
-static void batch_run(Manager *m, Batch *b, const FileIdentity *files, IccInfo **infos) {
-        if (b->n == 0)
-                return;
-        int r = parser_icc_info_many(m->parser, b->jobs, b->n, ICC_INFO_SKIP_WARNINGS);
+/* Caches each answer of a parsed batch (r: parser_icc_info_many()'s): the facts, or the
+ * failure by the file's identity, so that it is not parsed again until it changes
+ * (store-failed.h). */
+static void batch_collect(Manager *m, Batch *b, int r, const FileIdentity *files, IccInfo **infos) {
         for (size_t j = 0; j < b->n; j++) {
                 ParserIccJob *job = &b->jobs[j];
                 const FileIdentity *f = &files[b->index[j]];
@@ -141,31 +158,25 @@ static void batch_run(Manager *m, Batch *b, const FileIdentity *files, IccInfo *
                 }
                 icc_info_free(job->info);
                 free(job->error);
-                free((void *) job->data);
+                free((void *) job->data); /* NULL when the pool took it */
         }
         b->n = b->bytes = 0;
 }
 
-/* Parsed facts for files[0..n): from the cache when a file's identity is unchanged, else
- * parsed, in batches spread over the parser processes, and cached. infos[i] stays NULL for
- * a file that is skipped: not an ICC profile, unreadable, failed to parse now or (with the
- * same identity) before. */
-static void load_infos(Manager *m, const FileIdentity *files, size_t n, IccInfo **infos) {
-        _cleanup_free_ Batch *b = calloc(1, sizeof *b);
-        if (!b) {
-                log_oom();
-                return;
-        }
-        for (size_t i = 0; i < n; i++) {
-                const FileIdentity *f = &files[i];
-                infos[i] = NULL;
+/* Fills b with files[*next..n) that need parsing, until it is full: infos[i] comes from the
+ * cache when a file's identity is unchanged, and stays NULL for a file that is skipped (not
+ * an ICC profile, unreadable, or failed before with the same identity). */
+static void batch_fill(Manager *m, Batch *b, const FileIdentity *files, size_t n, size_t *next, IccInfo **infos) {
+        for (; *next < n && b->n < BATCH_MAX_FILES; (*next)++) {
+                const FileIdentity *f = &files[*next];
+                infos[*next] = NULL;
                 /* D-Bus strings are UTF-8: such a Filename would break every listing that reads
                  * it. Skipped, once per appearance (the log escapes the name). */
                 if (!utf8_is_valid(f->path, strlen(f->path))) {
                         log_warning("Skipping %s: its name is not valid UTF-8, which D-Bus cannot carry", f->path);
                         continue;
                 }
-                if (store_profile_cache_get(m->store, f->path, f->size, f->mtime_ns, f->inode, &infos[i]) >= 0)
+                if (store_profile_cache_get(m->store, f->path, f->size, f->mtime_ns, f->inode, &infos[*next]) >= 0)
                         continue;
                 /* The listing's identity has no device; a failed file's has. */
                 struct stat st;
@@ -192,16 +203,35 @@ static void load_infos(Manager *m, const FileIdentity *files, size_t n, IccInfo 
                         free(data);
                         continue;
                 }
-                if (b->n == BATCH_MAX_FILES || b->bytes + size > BATCH_MAX_BYTES)
-                        batch_run(m, b, files, infos);
+                if (b->n > 0 && b->bytes + size > BATCH_MAX_BYTES) {
+                        free(data); /* read again for the next batch */
+                        return;
+                }
                 /* The count a test reads to prove a failed file is not asked again. */
                 log_debug("Parsing %s", f->path);
                 b->jobs[b->n] = (ParserIccJob) { .data = data, .size = size };
                 b->dev[b->n] = (uint64_t) st.st_dev;
-                b->index[b->n++] = i;
+                b->index[b->n++] = *next;
                 b->bytes += size;
         }
-        batch_run(m, b, files, infos);
+}
+
+/* Parsed facts for files[0..n), waiting for the parser (start-up, and the rare file taken
+ * over from a removed copy): batch_fill(), then each batch parsed over the pool at once. */
+static void load_infos(Manager *m, const FileIdentity *files, size_t n, IccInfo **infos) {
+        _cleanup_free_ Batch *b = calloc(1, sizeof *b);
+        if (!b) {
+                for (size_t i = 0; i < n; i++)
+                        infos[i] = NULL;
+                log_oom();
+                return;
+        }
+        for (size_t next = 0; next < n;) {
+                batch_fill(m, b, files, n, &next, infos);
+                if (b->n > 0)
+                        batch_collect(m, b, parser_icc_info_many(m->parser, b->jobs, b->n, ICC_INFO_SKIP_WARNINGS),
+                                      files, infos);
+        }
 }
 
 /* colord's rule (colord §4.1): what the daemon finds is system-wide, except under
@@ -227,9 +257,12 @@ static int register_info(Manager *m, const char *path, const IccInfo *info, bool
         if (r < 0)
                 return log_oom();
         p->is_system_wide = path_is_system_wide(path);
-        if ((r = free_and_strdup(&p->filename, path)) < 0 ||
-            (r = profile_apply_icc(p, info)) < 0 ||
-            (r = strmap_set(&p->metadata, "FILE_checksum", info->checksum)) < 0)
+        r = free_and_strdup(&p->filename, path);
+        if (r >= 0)
+                r = profile_apply_icc(p, info);
+        if (r >= 0)
+                r = strmap_set(&p->metadata, "FILE_checksum", info->checksum);
+        if (r < 0)
                 return log_warning_errno(r, "Skipping %s: %m", path);
         profile_apply_well_known_id(p);
         r = manager_add_profile(m, p, auto_add);
@@ -390,10 +423,35 @@ static Profile *discovered_profile(Manager *m, const char *path) {
         return NULL;
 }
 
+/* A change being applied: its arrived files are parsed batch by batch without waiting
+ * (the loop serves clients meanwhile; a file that hangs the parser costs only this change's
+ * time), then the diff is applied at once. One at a time per watch: changes that come
+ * meanwhile are queued (ProfileWatch.queued) and listed after it, so none is lost or
+ * applied twice. */
 typedef struct Rescan {
         FileList gone;    /* removed, or changed (their old identity no longer holds) */
         FileList arrived; /* added, or changed */
+        IccInfo **infos;  /* by arrived file, as load_infos() */
+        Batch *batch;     /* the one being parsed */
+        size_t next;      /* the next arrived file for batch_fill() */
+        ParserBatch *call; /* while batch is parsed */
 } Rescan;
+
+static Rescan *rescan_free(Rescan *r) {
+        if (!r)
+                return NULL;
+        parser_batch_cancel(r->call); /* the pool frees the data it took */
+        for (size_t j = 0; r->batch && j < r->batch->n; j++)
+                free((void *) r->batch->jobs[j].data);
+        for (size_t i = 0; r->infos && i < r->arrived.n; i++)
+                icc_info_free(r->infos[i]);
+        free(r->infos);
+        free(r->batch);
+        file_list_clear(&r->gone);
+        file_list_clear(&r->arrived);
+        free(r);
+        return NULL;
+}
 
 static void collect_change(FileChange change, const FileIdentity *f, void *userdata) {
         Rescan *r = userdata;
@@ -428,68 +486,109 @@ static unsigned revive_shadowed(Manager *m) {
         return added;
 }
 
-/* Applies what changed between two listings of the same paths. A file renamed or moved
- * within the watched directories, or rewritten with the same profile, keeps its object
- * (only Filename changes), so devices keep it; a profile whose file is gone is removed like
- * DeleteProfile; new profiles get automatic assignment, so stored hard mappings attach
- * them again. */
-static void apply(Manager *m, const FileList *before, const FileList *after) {
+static void rescan_queued(Manager *m);
+
+/* Applies the change once every arrived file is parsed. A file renamed or moved within the
+ * watched directories, or rewritten with the same profile, keeps its object (only Filename
+ * changes), so devices keep it; a profile whose file is gone is removed like DeleteProfile;
+ * new profiles get automatic assignment, so stored hard mappings attach them again.
+ * Profiles are looked up now, not when the change was seen: clients may have changed them
+ * while the files were parsed. */
+static void rescan_apply(Manager *m) {
         ProfileWatch *w = m->profile_watch;
-        Rescan r = { 0 };
+        Rescan *r = w->rescan;
+        IccInfo **infos = r->infos;
         unsigned added = 0, removed = 0, moved = 0;
 
-        file_list_diff(before, after, collect_change, &r);
-        if (r.gone.n == 0 && r.arrived.n == 0)
-                return;
-
         (void) store_begin(m->store);
-        IccInfo **infos = calloc(r.arrived.n + 1, sizeof *infos);
-        if (!infos) {
-                (void) store_commit(m->store);
-                log_oom();
-                w->lost = true;
-                goto done;
-        }
-        load_infos(m, r.arrived.files, r.arrived.n, infos);
-
-        for (size_t g = 0; g < r.gone.n; g++) {
-                shadow_remove(w, r.gone.files[g].path);
-                Profile *p = discovered_profile(m, r.gone.files[g].path);
+        for (size_t g = 0; g < r->gone.n; g++) {
+                shadow_remove(w, r->gone.files[g].path);
+                Profile *p = discovered_profile(m, r->gone.files[g].path);
                 if (!p)
                         continue;
                 size_t a = 0;
-                for (; a < r.arrived.n; a++)
+                for (; a < r->arrived.n; a++)
                         if (infos[a] && strncmp(p->id, "icc-", 4) == 0 && streq(p->id + 4, infos[a]->checksum))
                                 break;
-                if (a < r.arrived.n) {
-                        if (!streq(p->filename, r.arrived.files[a].path)) {
-                                log_info("Profile file %s moved to %s", p->filename, r.arrived.files[a].path);
-                                manager_profile_set_filename(m, p, r.arrived.files[a].path);
+                if (a < r->arrived.n) {
+                        if (!streq(p->filename, r->arrived.files[a].path)) {
+                                log_info("Profile file %s moved to %s", p->filename, r->arrived.files[a].path);
+                                manager_profile_set_filename(m, p, r->arrived.files[a].path);
                                 profile_emit_property_changed(p, "Filename");
                                 moved++;
                         }
                         infos[a] = icc_info_free(infos[a]); /* consumed */
                         continue;
                 }
-                log_info("Profile file %s is gone", r.gone.files[g].path);
+                log_info("Profile file %s is gone", r->gone.files[g].path);
                 manager_remove_profile(m, p);
                 removed++;
         }
-        for (size_t a = 0; a < r.arrived.n; a++)
-                if (infos[a] && register_info(m, r.arrived.files[a].path, infos[a], true) > 0)
+        for (size_t a = 0; a < r->arrived.n; a++)
+                if (infos[a] && register_info(m, r->arrived.files[a].path, infos[a], true) > 0)
                         added++;
         /* A file skipped as a duplicate may now be the only copy left. (Files that failed
          * before are not parsed again: store-failed.h.) */
         if (removed > 0)
                 added += revive_shadowed(m);
         (void) store_commit(m->store);
-        for (size_t i = 0; i < r.arrived.n; i++)
-                icc_info_free(infos[i]);
-        free(infos);
         log_debug("Profile files changed: %u profiles added, %u removed, %u moved", added, removed, moved);
-done:
-        file_list_clear(&r.gone);
-        file_list_clear(&r.arrived);
+        w->rescan = rescan_free(r);
+        if (w->n_queued > 0)
+                rescan_queued(m);
+}
+
+static void on_batch_parsed(ParserIccJob *jobs, size_t n, void *userdata);
+
+/* Hands the next batch of arrived files to the parser pool without waiting, or, when none
+ * is left to parse, applies the change. */
+static void rescan_next(Manager *m) {
+        Rescan *r = m->profile_watch->rescan;
+        for (;;) {
+                batch_fill(m, r->batch, r->arrived.files, r->arrived.n, &r->next, r->infos);
+                if (r->batch->n == 0) {
+                        rescan_apply(m);
+                        return;
+                }
+                int q = parser_icc_info_many_async(m->parser, r->batch->jobs, r->batch->n, ICC_INFO_SKIP_WARNINGS,
+                                                   on_batch_parsed, m, &r->call);
+                if (q >= 0)
+                        return;
+                batch_collect(m, r->batch, q, r->arrived.files, r->infos); /* each is skipped, logged */
+        }
+}
+
+static void on_batch_parsed(ParserIccJob *jobs, size_t n, void *userdata) {
+        Manager *m = userdata;
+        Rescan *r = m->profile_watch->rescan;
+        assert(r && jobs == r->batch->jobs && n == r->batch->n);
+        r->call = NULL;
+        (void) store_begin(m->store);
+        batch_collect(m, r->batch, 0, r->arrived.files, r->infos);
+        (void) store_commit(m->store);
+        rescan_next(m);
+}
+
+/* What changed between two listings of the same paths, to apply (rescan_next()); NULL
+ * when nothing did. */
+static int rescan_new(const FileList *before, const FileList *after, Rescan **ret) {
+        *ret = NULL;
+        Rescan *r = calloc(1, sizeof *r);
+        if (!r)
+                return -ENOMEM;
+        file_list_diff(before, after, collect_change, r);
+        if (r->gone.n == 0 && r->arrived.n == 0) {
+                rescan_free(r);
+                return 0;
+        }
+        r->infos = calloc(r->arrived.n + 1, sizeof *r->infos);
+        r->batch = calloc(1, sizeof *r->batch);
+        if (!r->infos || !r->batch) {
+                rescan_free(r);
+                return -ENOMEM;
+        }
+        *ret = r;
+        return 0;
 }
 
 /* How far below its profile directory dir is (0 for the directory itself). */
@@ -528,12 +627,6 @@ static int list_again(Manager *m, const char *path, int depth, bool is_dir, File
                 return stat_identity(path, into);
         return 0;
 }
-
-typedef struct Again {
-        char *path;
-        int depth;
-        bool is_dir;
-} Again;
 
 static int compare_again(const void *a, const void *b) {
         return strcmp(((const Again *) a)->path, ((const Again *) b)->path);
@@ -577,19 +670,21 @@ static int collect_again(Manager *m, const DirWatchChange *changes, size_t n, Ag
         for (size_t i = 0; i < k; i++)
                 if (!again[i].path)
                         return -ENOMEM;
-        qsort(again, k, sizeof *again, compare_again);
         return 0;
 }
 
-static void on_changes(const DirWatchChange *changes, size_t n, void *userdata) {
-        Manager *m = userdata;
+/* Lists the queued paths again and applies what changed. The known list is updated at
+ * once, so that a change queued while this one's files are parsed is compared with it. */
+static void rescan_queued(Manager *m) {
         ProfileWatch *w = m->profile_watch;
+        Again *again = TAKE_PTR(w->queued);
+        size_t n_again = w->n_queued;
         _cleanup_(hashmap_freep) Hashmap *listed = hashmap_new();
         FileList before = { 0 }, after = { 0 };
-        Again *again = NULL;
-        size_t n_again = 0;
 
-        int r = listed ? collect_again(m, changes, n, &again, &n_again) : -ENOMEM;
+        w->n_queued = 0;
+        qsort(again, n_again, sizeof *again, compare_again);
+        int r = listed ? 0 : -ENOMEM;
         for (size_t i = 0; r >= 0 && i < n_again; i++)
                 r = hashmap_replace(listed, again[i].path, &again[i]);
         for (size_t i = 0; r >= 0 && i < n_again; i++) {
@@ -599,23 +694,53 @@ static void on_changes(const DirWatchChange *changes, size_t n, void *userdata) 
                 if (r >= 0)
                         r = list_again(m, again[i].path, again[i].depth, again[i].is_dir, &after);
         }
+        Rescan *change = NULL;
         if (r >= 0) {
                 file_list_sort(&before);
                 file_list_sort(&after);
-                w->lost = false;
-                apply(m, &before, &after);
-                r = file_list_update(&w->known, &before, &after);
+                r = rescan_new(&before, &after, &change);
         }
-        if (r < 0) {
+        if (r >= 0)
+                r = file_list_update(&w->known, &before, &after);
+        if (r >= 0) {
+                w->lost = false;
+                w->rescan = TAKE_PTR(change);
+                if (w->rescan)
+                        rescan_next(m);
+        } else {
                 /* Nothing lost for good: the next change lists every directory again. */
                 log_warning_errno(r, "Cannot list the changed profile files: %m. Everything is listed again at the next change.");
                 w->lost = true;
         }
-        for (size_t i = 0; i < n_again; i++)
-                free(again[i].path);
-        free(again);
+        rescan_free(change);
+        free_again(again, n_again);
         file_list_clear(&before);
         file_list_clear(&after);
+}
+
+static void on_changes(const DirWatchChange *changes, size_t n, void *userdata) {
+        Manager *m = userdata;
+        ProfileWatch *w = m->profile_watch;
+        Again *again = NULL;
+        size_t n_again = 0;
+
+        int r = collect_again(m, changes, n, &again, &n_again);
+        Again *q = r >= 0 ? reallocarray(w->queued, w->n_queued + n_again + 1, sizeof *q) : NULL;
+        if (!q) {
+                log_warning("Cannot keep the changed profile files: %s. Everything is listed again at the next change.",
+                            strerror(ENOMEM));
+                w->lost = true;
+                free_again(again, n_again);
+                return;
+        }
+        memcpy(q + w->n_queued, again, n_again * sizeof *again);
+        w->queued = q;
+        w->n_queued += n_again;
+        free(again); /* its paths moved to the queue */
+        if (!w->rescan)
+                rescan_queued(m);
+        else /* the line a test waits for */
+                log_debug("Profile files changed while a change is parsed: queued behind it");
 }
 
 int profile_scan_all(Manager *m) {

@@ -42,6 +42,15 @@ struct ParserCall {
         ParserIccInfoDone info_done;
         ParserWarningsDone warnings_done;
         void *userdata;
+        ParserBatch *batch;     /* of parser_icc_info_many_async(); userdata is its job */
+};
+
+struct ParserBatch {
+        ParserIccJob *jobs;
+        size_t n, pending;
+        ParserCall **calls;     /* by job; NULL once answered */
+        ParserBatchDone done;
+        void *userdata;
 };
 
 struct Worker {

@@ -138,11 +138,36 @@ static void pool_assign(Parser *p) {
         }
 }
 
+/* One answer of an asynchronous batch into its job; the last one hands the batch back. */
+static void batch_answer(ParserCall *c) {
+        ParserBatch *b = c->batch;
+        ParserIccJob *job = c->userdata;
+        job->r = c->r;
+        job->input_failed = c->blamed;
+        job->info = TAKE_PTR(c->result);
+        job->error = TAKE_PTR(c->error);
+        b->calls[job - b->jobs] = NULL;
+        parser_call_free(c);
+        assert(b->pending > 0);
+        if (--b->pending > 0)
+                return;
+        ParserBatchDone done = b->done;
+        void *userdata = b->userdata;
+        ParserIccJob *jobs = b->jobs;
+        size_t n = b->n;
+        free(b->calls);
+        free(b);
+        done(jobs, n, userdata);
+}
+
 static void dispatch_finished(Parser *p) {
         while (p->finished.size > 0) {
                 ParserCall *c = list_entry(p->finished.head.next, ParserCall, link);
                 list_unlink(&p->finished, &c->link);
-                if (!c->cancelled && c->header.op == PARSE_OP_ICC_INFO) {
+                if (!c->cancelled && c->batch) {
+                        batch_answer(c);
+                        continue;
+                } else if (!c->cancelled && c->header.op == PARSE_OP_ICC_INFO) {
                         IccInfo *info = c->r >= 0 ? TAKE_PTR(c->result) : NULL;
                         uint8_t *data = TAKE_PTR(c->owned);
                         c->info_done(c->r, info, c->error, data, (size_t) c->header.size, c->userdata);
@@ -361,6 +386,61 @@ int parser_icc_info_many(Parser *p, ParserIccJob *jobs, size_t n, IccInfoFlags f
                 parser_call_free(calls[j]);
         }
         return 0;
+}
+
+int parser_icc_info_many_async(Parser *p, ParserIccJob *jobs, size_t n, IccInfoFlags flags, ParserBatchDone done,
+                               void *userdata, ParserBatch **ret) {
+        assert(p->event); /* parser_attach_event() first */
+        assert(n > 0);
+        ParserBatch *b = calloc(1, sizeof *b);
+        ParserCall **calls = calloc(n, sizeof *calls);
+        if (!b || !calls) {
+                free(b);
+                free(calls);
+                return -ENOMEM;
+        }
+        *b = (ParserBatch) { .jobs = jobs, .n = n, .calls = calls, .done = done, .userdata = userdata };
+        for (size_t i = 0; i < n; i++) {
+                ParserCall *c = call_new(p, PARSE_OP_ICC_INFO, (uint32_t) flags, jobs[i].data, jobs[i].size);
+                if (!c) {
+                        parser_batch_cancel(b);
+                        for (size_t j = i; j < n; j++) /* the pool took those before i */
+                                free((void *) jobs[j].data);
+                        for (size_t j = 0; j < n; j++)
+                                jobs[j].data = NULL;
+                        return -ENOMEM;
+                }
+                c->owned = (uint8_t *) jobs[i].data;
+                jobs[i] = (ParserIccJob) { .size = jobs[i].size, .r = -EFBIG, .input_failed = true };
+                c->async = true;
+                c->group = b;
+                c->batch = b;
+                c->userdata = &jobs[i];
+                b->calls[i] = c;
+                b->pending++;
+                if (jobs[i].size > PARSE_MAX_REQUEST) {
+                        c->blamed = true;
+                        parser_call_finish(c, -EFBIG, NULL); /* answered from the loop, like the rest */
+                } else
+                        list_append(&p->queue, &c->link);
+        }
+        int r = sd_event_source_set_enabled(p->defer, SD_EVENT_ONESHOT);
+        if (r < 0) {
+                parser_batch_cancel(b);
+                return r;
+        }
+        *ret = b;
+        return 0;
+}
+
+void parser_batch_cancel(ParserBatch *b) {
+        if (!b)
+                return;
+        for (size_t i = 0; i < b->n; i++)
+                if (b->calls[i])
+                        parser_call_cancel(b->calls[i]);
+        free(b->calls);
+        free(b);
 }
 
 /* Queues an asynchronous request; it is written from the loop, so that no callback ever

@@ -7,7 +7,8 @@
  * behind a failed one go to another process, only the input that failed is rejected.
  *
  * Three ways to ask: one input, waiting for its answer (display EDIDs, warnings, start-up);
- * a batch, spread over the pool and pipelined, waiting for all of them (directory loads); or
+ * a batch, spread over the pool and pipelined, waiting for all of them (start-up directory
+ * loads) or answered to a callback (rescans); or
  * asynchronously on the sd-event loop (client calls): the answer comes to a callback and the
  * loop serves others meanwhile. Waiting calls never run a callback: answers to asynchronous
  * requests that arrive while one waits are handed out later from the loop.
@@ -64,6 +65,18 @@ typedef struct ParserIccJob {
 /* Parses every job, spread over the pool. Returns 0 (each job has its own answer) or
  * -ENOMEM before anything was asked. */
 int parser_icc_info_many(Parser *p, ParserIccJob *jobs, size_t n, IccInfoFlags flags);
+
+/* The same batch without waiting (rescans after start-up): the pool takes each job's data
+ * (job->data is NULL afterwards; freed by the pool, also on failure) and fills in r,
+ * input_failed, info and error; jobs[] is borrowed until done runs. done runs once, later,
+ * from the event loop, never from inside this call; the loop serves others meanwhile. *ret
+ * identifies the batch until done runs. n > 0. */
+typedef struct ParserBatch ParserBatch;
+typedef void (*ParserBatchDone)(ParserIccJob *jobs, size_t n, void *userdata);
+int parser_icc_info_many_async(Parser *p, ParserIccJob *jobs, size_t n, IccInfoFlags flags, ParserBatchDone done,
+                               void *userdata, ParserBatch **ret);
+/* done will not run; the jobs' data is freed by the pool. */
+void parser_batch_cancel(ParserBatch *b);
 
 /* The answer to an asynchronous request: r and info (owned by the callee, NULL on error) or
  * error (may be NULL, valid during the call); data is handed back (the callee owns it). */

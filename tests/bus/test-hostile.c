@@ -19,12 +19,16 @@
  *  - A malformed file in the profile directory is parsed once ("Parsing PATH" in the daemon's
  *    --verbose log, one line per file handed to the parser): not again when another profile is
  *    removed (the rescan that once re-parsed every failed file), nor at the next start; once
- *    it changes, it is parsed again. */
+ *    it changes, it is parsed again.
+ *  - The same ordering for a rescan (development builds): while a watched directory's change
+ *    waits for a hanging file, GetProfiles is answered and a second change is queued; after
+ *    the spinning parser is killed, the valid files of both changes arrive, each once. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <lcms2.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <wchar.h>
 
 #include "bus-test.h"
@@ -341,6 +345,7 @@ static void test_pending_loads_bounded(void) {
         }
         harness_assert_alive(h);
 }
+
 #endif
 
 static void write_bytes(const char *path, const void *data, size_t n) {
@@ -414,6 +419,117 @@ static void test_failed_file_not_parsed_again(void) {
         assert_clean_exit(h, harness_stop_daemon(h));
 }
 
+#ifdef TINCT_PARSER_TEST_HOOKS
+/* The tinct-parse child of the daemon that has used at least min_ticks of CPU: the one
+ * looping on the hang input (a real profile costs a tiny fraction of that). 0 when none
+ * has yet. CPU time, not wall time: the same on a busy machine. */
+static pid_t spinning_parser(pid_t daemon, unsigned long min_ticks) {
+        DIR *d = opendir("/proc");
+        assert_se(d);
+        pid_t found = 0;
+        for (struct dirent *de; !found && (de = readdir(d));) {
+                char *end;
+                long pid = strtol(de->d_name, &end, 10);
+                if (*end || pid <= 0)
+                        continue;
+                _cleanup_free_ char *path = xasprintf("/proc/%ld/stat", pid);
+                _cleanup_free_ char *stat = read_proc(path);
+                /* pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt
+                 * cmajflt utime stime ... */
+                char *close = stat ? strrchr(stat, ')') : NULL;
+                char state;
+                long ppid;
+                unsigned long utime, stime;
+                if (!close || !strstr(stat, "(tinct-parse)") ||
+                    sscanf(close + 1, " %c %ld %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &state, &ppid, &utime,
+                           &stime) != 4)
+                        continue;
+                if (ppid == daemon && state != 'Z' && utime + stime >= min_ticks)
+                        found = (pid_t) pid;
+        }
+        closedir(d);
+        return found;
+}
+
+/* Asks b for the profiles until needle is in the daemon's log: each answer is one more
+ * proof that the loop serves. Returns the profiles counted at the last answer. */
+static size_t profiles_until_logged(Harness *h, sd_bus *b, const char *needle) {
+        for (;;) {
+                _cleanup_strv_free_ char **profiles = harness_call_strv(b, CM_PATH, CM_IFACE, "GetProfiles", NULL);
+                if (harness_daemon_log_count(h, needle) > 0)
+                        return strv_length(profiles);
+        }
+}
+
+/* Issue 19 for rescans: a directory with a file that hangs the parser and two valid
+ * profiles is moved into a watched directory (one change). While its parse hangs, another
+ * client is served, and a second change (a third valid profile installed) is queued; no
+ * ProfileAdded comes yet. Once the hung parser is killed, the valid files of the first change
+ * arrive, then the queued one, each once; the hanging file does not. */
+static void test_rescan_hang_serves_others(void) {
+        _cleanup_free_ char *srgb = harness_corpus_file(SRGB);
+        _cleanup_free_ char *bluish = harness_corpus_file("colord-data--Bluish.icc");
+        _cleanup_free_ char *adobe = harness_corpus_file("colord-data--AdobeRGB1998.icc");
+        _cleanup_free_ char *apple = harness_corpus_file("colord-data--AppleRGB.icc");
+        _cleanup_harness_ Harness *h = harness_start(&(HarnessOptions) {
+                .polkit = "allow", .profiles = (const char *const[]) { srgb, NULL }, .daemon_log = true,
+                .extra_args = (const char *const[]) { "--parse-timeout", "3600", NULL } });
+        const char *dir = harness_profile_dir(h);
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *a = harness_connect(h);
+        _cleanup_recorder_ Recorder *rec = recorder_new(a);
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *b = harness_connect(h);
+
+        /* staged outside, then moved in whole: one change names the three files */
+        _cleanup_free_ char *stage = xasprintf("%s/stage", harness_tmp_dir(h));
+        assert_se(mkdir(stage, 0755) == 0);
+        uint8_t buf[256] = { 0 };
+        snprintf((char *) buf, 36, "TINCT-TEST:hang");
+        memcpy(buf + 36, "acsp", 4);
+        _cleanup_free_ char *hang = xasprintf("%s/a-hang.icc", stage);
+        write_bytes(hang, buf, sizeof buf);
+        _cleanup_free_ char *cmd = xasprintf("cp '%s' '%s/b-bluish.icc' && cp '%s' '%s/c-adobe.icc'", bluish, stage,
+                                             adobe, stage);
+        assert_se(system(cmd) == 0);
+        _cleanup_free_ char *moved = xasprintf("%s/new", dir);
+        assert_se(rename(stage, moved) == 0);
+
+        _cleanup_free_ char *parsing = xasprintf("Parsing %s/a-hang.icc\n", moved);
+        assert_se(profiles_until_logged(h, b, parsing) == 1);
+        /* a second change while the first one's parse hangs: queued */
+        harness_install_profile(h, apple, "d-apple.icc");
+        assert_se(profiles_until_logged(h, b, "queued behind it") == 1);
+        _cleanup_strv_free_ char **devices = harness_call_strv(b, CM_PATH, CM_IFACE, "GetDevices", NULL);
+        recorder_reset(rec); /* dispatches what came: nothing was added */
+        printf("while a rescan's parse hangs, B got GetProfiles and GetDevices, a second change was queued\n");
+
+        pid_t spinning;
+        while (!(spinning = spinning_parser(harness_daemon_pid(h), 20))) {
+                _cleanup_strv_free_ char **p = harness_call_strv(b, CM_PATH, CM_IFACE, "GetProfiles", NULL);
+                assert_se(strv_length(p) == 1);
+        }
+        assert_se(kill(spinning, SIGKILL) == 0);
+        for (size_t added = 0, at = 0; added < 3; added++)
+                at = recorder_wait_after(rec, at, "ProfileAdded", NULL) + 1;
+        /* every one once, the hanging file not at all */
+        _cleanup_strv_free_ char **profiles = harness_call_strv(b, CM_PATH, CM_IFACE, "GetProfiles", NULL);
+        assert_se(strv_length(profiles) == 4);
+        const char *want[] = { "new/b-bluish.icc", "new/c-adobe.icc", "d-apple.icc", SRGB };
+        for (size_t i = 0; i < ELEMENTSOF(want); i++) {
+                size_t n = 0;
+                for (char **p = profiles; *p; p++) {
+                        _cleanup_free_ char *f = harness_get_string(b, *p, CM_PROFILE_IFACE, "Filename");
+                        n += f && strstr(f, want[i]) != NULL;
+                }
+                assert_se(n == 1);
+        }
+        _cleanup_free_ char *apple_parsing = xasprintf("Parsing %s/d-apple.icc\n", dir);
+        assert_se(harness_daemon_log_count(h, apple_parsing) == 1);
+        printf("after the hung parser was killed: both valid files of its change, then the queued one\n");
+        harness_assert_alive(h);
+        assert_clean_exit(h, harness_stop_daemon(h));
+}
+#endif
+
 int main(void) {
         char tmpl[] = "/tmp/tinct-hostile-XXXXXX";
         assert_se(mkdtemp(tmpl));
@@ -427,6 +543,7 @@ int main(void) {
 #ifdef TINCT_PARSER_TEST_HOOKS
         test_slow_parse_delays_only_its_caller();
         test_pending_loads_bounded();
+        test_rescan_hang_serves_others();
 #else
         printf("ordering test skipped: tinct-parse built without parser_test_hooks\n");
 #endif
