@@ -8,6 +8,8 @@
  *  - Asynchronous requests on an sd-event loop: a cancelled one never calls back; a request
  *    that waits (the loop's own) is answered while an asynchronous one hangs, whose answer
  *    comes only at the timeout, from the loop, as an error.
+ *  - The same batch asynchronously (rescans): one callback from the loop with every answer,
+ *    a waiting request answered while its hang goes on; cancelled, it never calls back.
  *  - A batch with no process at all (a helper path that does not exist): every job fails
  *    with the start error, not blamed on the input. */
 #include <errno.h>
@@ -126,6 +128,77 @@ static void test_async(const uint8_t *icc, size_t icc_size) {
         p = parser_free(p);
 }
 
+typedef struct BatchDone {
+        unsigned calls;
+        size_t n;
+} BatchDone;
+
+static void on_batch(ParserIccJob *jobs, size_t n, void *userdata) {
+        BatchDone *d = userdata;
+        d->calls++;
+        d->n = n;
+}
+
+/* The asynchronous batch (rescans): answered once, from the loop, with the same answers as
+ * the waiting one, while a request that waits is answered meanwhile; one cancelled with a
+ * hang in flight never calls back and leaks nothing. */
+static void test_batch_async(const uint8_t *icc, size_t icc_size) {
+        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
+        assert_se(sd_event_new(&e) >= 0);
+        _cleanup_(parser_freep) Parser *p = NULL;
+        assert_se(parser_new(TINCT_PARSE_HELPER, 2 * 1000 * 1000, &p) == 0);
+        assert_se(parser_attach_event(p, e) >= 0);
+
+        uint8_t hang[256], crash[256];
+        hook_bytes("hang", hang);
+        hook_bytes("crash", crash);
+        ParserIccJob jobs[6];
+        for (size_t i = 0; i < 6; i++)
+                jobs[i] = (ParserIccJob) { .data = copy(icc, icc_size), .size = icc_size };
+        free((void *) jobs[1].data);
+        jobs[1] = (ParserIccJob) { .data = copy(hang, sizeof hang), .size = sizeof hang };
+        free((void *) jobs[4].data);
+        jobs[4] = (ParserIccJob) { .data = copy(crash, sizeof crash), .size = sizeof crash };
+        BatchDone done = { 0 };
+        ParserBatch *b;
+        assert_se(parser_icc_info_many_async(p, jobs, 6, ICC_INFO_SKIP_WARNINGS, on_batch, &done, &b) == 0);
+        assert_se(done.calls == 0); /* never from inside the call */
+        for (size_t i = 0; i < 6; i++)
+                assert_se(!jobs[i].data); /* the pool took them */
+
+        /* a waiting request is answered while the batch's hang goes on */
+        IccInfo *info = NULL;
+        assert_se(parser_icc_info(p, icc, icc_size, 0, &info, NULL) == 0);
+        assert_se(done.calls == 0);
+        while (done.calls == 0)
+                assert_se(sd_event_run(e, UINT64_MAX) >= 0);
+        assert_se(done.calls == 1 && done.n == 6);
+        for (size_t i = 0; i < 6; i++) {
+                if (i == 1 || i == 4) {
+                        printf("async batch job %zu: %d %s\n", i, jobs[i].r, jobs[i].error);
+                        assert_se(jobs[i].r == (i == 1 ? -ETIME : -ECHILD) && jobs[i].input_failed && !jobs[i].info);
+                } else {
+                        assert_se(jobs[i].r == 0 && jobs[i].info && !jobs[i].error);
+                        assert_streq(jobs[i].info->checksum, info->checksum);
+                }
+                icc_info_free(jobs[i].info);
+                free(jobs[i].error);
+        }
+        icc_info_free(info);
+
+        /* cancelled while its hang is in flight: no callback, nothing leaks */
+        ParserIccJob more[2] = { { .data = copy(hang, sizeof hang), .size = sizeof hang },
+                                 { .data = copy(icc, icc_size), .size = icc_size } };
+        assert_se(parser_icc_info_many_async(p, more, 2, 0, on_batch, &done, &b) == 0);
+        assert_se(sd_event_run(e, 0) >= 0); /* written to a process */
+        parser_batch_cancel(b);
+        info = NULL;
+        assert_se(parser_icc_info(p, icc, icc_size, 0, &info, NULL) == 0);
+        icc_info_free(info);
+        assert_se(done.calls == 1);
+        p = parser_free(p);
+}
+
 static void test_no_process(const uint8_t *icc, size_t icc_size) {
         _cleanup_(parser_freep) Parser *p = NULL;
         assert_se(parser_new("/nonexistent/tinct-parse", 1000 * 1000, &p) == 0);
@@ -151,6 +224,7 @@ int main(void) {
                                    &icc_size, NULL) >= 0);
         test_batch(icc, icc_size);
         test_async(icc, icc_size);
+        test_batch_async(icc, icc_size);
         test_no_process(icc, icc_size);
         free(icc);
         printf("test-parser: ok\n");
