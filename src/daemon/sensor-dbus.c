@@ -132,6 +132,14 @@ static int check_idle_holder(Sensor *s, sd_bus_message *msg, sd_bus_error *error
         return 0;
 }
 
+/* GetSample's and GetSpectrum's argument, read only from the holder of an idle sensor. */
+static int read_cap(Sensor *s, sd_bus_message *msg, const char **ret_cap, sd_bus_error *error) {
+        int r = sd_bus_message_read(msg, "s", ret_cap);
+        if (r < 0)
+                return r;
+        return check_idle_holder(s, msg, error);
+}
+
 static int no_driver(Sensor *s, sd_bus_error *error) {
         return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_NO_SUPPORT,
                              "no driver for the %s sensor: install Debian's argyll package (ArgyllCMS spotread)", s->kind);
@@ -140,10 +148,7 @@ static int no_driver(Sensor *s, sd_bus_error *error) {
 static int method_get_sample(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Sensor *s = userdata;
         const char *cap;
-        int r = sd_bus_message_read(msg, "s", &cap);
-        if (r < 0)
-                return r;
-        r = check_idle_holder(s, msg, error);
+        int r = read_cap(s, msg, &cap, error);
         if (r < 0)
                 return r;
         if (!is_known_cap(cap))
@@ -177,10 +182,7 @@ static int method_get_sample(sd_bus_message *msg, void *userdata, sd_bus_error *
 static int method_get_spectrum(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Sensor *s = userdata;
         const char *cap;
-        int r = sd_bus_message_read(msg, "s", &cap);
-        if (r < 0)
-                return r;
-        r = check_idle_holder(s, msg, error);
+        int r = read_cap(s, msg, &cap, error);
         if (r < 0)
                 return r;
         if (!streq(cap, "spectral") && !streq(cap, "calibration-dark") && !streq(cap, "calibration-irradiance"))
