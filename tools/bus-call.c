@@ -140,10 +140,20 @@ int bus_call_message_timeout(sd_bus *bus, sd_bus_message *m, uint64_t usec, sd_b
         return 0;
 }
 
+int bus_read_path(sd_bus_message *reply, char **ret_path) {
+        const char *p;
+        int r = sd_bus_message_read(reply, "o", &p);
+        if (r < 0)
+                return bus_log_parse_error(r);
+        *ret_path = strdup(p);
+        if (!*ret_path)
+                return bus_log_parse_error(-ENOMEM);
+        return 0;
+}
+
 int bus_call_path(sd_bus *bus, const char *path, const char *iface, const char *member,
                   char **ret_path, const char *types, ...) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        const char *p;
         va_list ap;
         int r;
 
@@ -152,13 +162,7 @@ int bus_call_path(sd_bus *bus, const char *path, const char *iface, const char *
         va_end(ap);
         if (r < 0)
                 return r;
-        r = sd_bus_message_read(reply, "o", &p);
-        if (r < 0)
-                return bus_log_parse_error(r);
-        *ret_path = strdup(p);
-        if (!*ret_path)
-                return bus_log_parse_error(-ENOMEM);
-        return 0;
+        return bus_read_path(reply, ret_path);
 }
 
 int bus_call_paths(sd_bus *bus, const char *path, const char *iface, const char *member,

@@ -91,7 +91,6 @@ int verb_device_get_default_profile(Invocation *inv) {
 /* One GetProfileForQualifiers call with every query in it. */
 static int get_profile_for_qualifiers(sd_bus *bus, const char *device, char **qualifiers, char **ret) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-        const char *p;
         int r;
 
         r = bus_new_method_call(bus, device, CM_DEVICE_IFACE, "GetProfileForQualifiers", &m);
@@ -103,11 +102,7 @@ static int get_profile_for_qualifiers(sd_bus *bus, const char *device, char **qu
         r = bus_call_message(bus, m, &reply);
         if (r < 0)
                 return r;
-        r = sd_bus_message_read(reply, "o", &p);
-        if (r < 0)
-                return bus_log_parse_error(r);
-        *ret = strdup(p);
-        return *ret ? 0 : bus_log_parse_error(-ENOMEM);
+        return bus_read_path(reply, ret);
 }
 
 int verb_device_get_profile_for_qualifier(Invocation *inv) {

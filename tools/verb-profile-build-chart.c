@@ -302,15 +302,8 @@ int verb_profile_build_chart(Invocation *inv) {
                 .reference = basename(ref_copy),
         };
         r = input_icc_build(fit, samples, m, &o, &icc, &icc_len, &self_mean, &self_max, &reason);
-        if (r < 0) {
-                log_error("%s: cannot make a profile: %s", path, reason ? reason : strerror(-r));
+        if (profile_build_save(inv, path, r, reason, icc, icc_len) < 0)
                 return 1;
-        }
-        r = write_file_atomic(inv->opts.output, icc, icc_len, 0644, 0);
-        if (r < 0) {
-                log_error("%s: cannot write: %s", inv->opts.output, strerror(-r));
-                return 1;
-        }
         if (!inv->opts.quiet) {
                 printf("chart %s found: corners (%.1f,%.1f) (%.1f,%.1f) (%.1f,%.1f) (%.1f,%.1f); r = %.3f\n",
                        o.chart, place.corners[0], place.corners[1], place.corners[2], place.corners[3],

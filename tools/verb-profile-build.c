@@ -66,15 +66,8 @@ static int build_printer(Invocation *inv, const char *path, const Cgats *c) {
                 return 1;
         }
         r = output_build(samples, &o, ink_limit, &icc, &icc_len, &rep, &reason);
-        if (r < 0) {
-                log_error("%s: cannot make a profile: %s", path, reason ? reason : strerror(-r));
+        if (profile_build_save(inv, path, r, reason, icc, icc_len) < 0)
                 return 1;
-        }
-        r = write_file_atomic(inv->opts.output, icc, icc_len, 0644, 0);
-        if (r < 0) {
-                log_error("%s: cannot write: %s", inv->opts.output, strerror(-r));
-                return 1;
-        }
         if (!inv->opts.quiet) {
                 printf("%zu measurements, %s, paper white X=%.4f Y=%.4f Z=%.4f, black L*=%.2f\n", samples->n_samples,
                        samples->space == OUTPUT_SPACE_CMYK ? "CMYK" : "RGB", samples->white[0], samples->white[1],
@@ -92,6 +85,18 @@ static int build_printer(Invocation *inv, const char *path, const Cgats *c) {
         return 0;
 }
 
+int profile_build_save(const Invocation *inv, const char *path, int r, const char *reason, const uint8_t *icc,
+                       size_t icc_len) {
+        if (r < 0) {
+                log_error("%s: cannot make a profile: %s", path, reason ? reason : strerror(-r));
+                return r;
+        }
+        r = write_file_atomic(inv->opts.output, icc, icc_len, 0644, 0);
+        if (r < 0)
+                log_error("%s: cannot write: %s", inv->opts.output, strerror(-r));
+        return r;
+}
+
 int verb_profile_build(Invocation *inv) {
         _cleanup_(display_samples_freep) DisplaySamples *samples = NULL;
         _cleanup_(cgats_freep) Cgats *cgats = NULL;
@@ -104,7 +109,7 @@ int verb_profile_build(Invocation *inv) {
                 .cmf_binary = "tinct profile-build",
         };
         ProfileBuildReport rep = {};
-        const char *output = inv->opts.output, *reason = NULL, *path = inv->args[0], *class;
+        const char *reason = NULL, *path = inv->args[0], *class;
         size_t size = 0, icc_len = 0;
         int r;
 
@@ -137,15 +142,8 @@ int verb_profile_build(Invocation *inv) {
                 return 1;
         }
         r = profile_build(samples, &o, &icc, &icc_len, &rep, &reason);
-        if (r < 0) {
-                log_error("%s: cannot make a profile: %s", path, reason ? reason : strerror(-r));
+        if (profile_build_save(inv, path, r, reason, icc, icc_len) < 0)
                 return 1;
-        }
-        r = write_file_atomic(output, icc, icc_len, 0644, 0);
-        if (r < 0) {
-                log_error("%s: cannot write: %s", output, strerror(-r));
-                return 1;
-        }
         if (!inv->opts.quiet) {
                 const ProfileFit *f = &rep.fit;
                 printf("%zu measurements, white x=%.4f y=%.4f", f->n_samples,

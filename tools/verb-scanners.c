@@ -28,7 +28,10 @@ int verb_rescan_scanners(Invocation *inv) {
         r = bus_call_message_timeout(inv->bus, call, RESCAN_CALL_TIMEOUT_USEC, &reply);
         if (r < 0)
                 return bus_exit_status(r);
-        if ((r = sd_bus_message_read(reply, "u", &n)) < 0 || (r = sd_bus_message_enter_container(reply, 'a', "(ss)")) < 0) {
+        r = sd_bus_message_read(reply, "u", &n);
+        if (r >= 0)
+                r = sd_bus_message_enter_container(reply, 'a', "(ss)");
+        if (r < 0) {
                 bus_log_parse_error(r);
                 return EXIT_FAILURE;
         }

@@ -95,7 +95,6 @@ static int parse_file(const char *path, IccInfo **ret) {
 static int find_quietly(sd_bus *bus, const char *member, const char *arg, char **ret) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        const char *p;
         int r = sd_bus_call_method(bus, CM_NAME, CM_PATH, CM_IFACE, member, &error, &reply, "s", arg);
         if (r < 0) {
                 if (sd_bus_error_has_name(&error, CM_IFACE ".NotFound"))
@@ -103,18 +102,14 @@ static int find_quietly(sd_bus *bus, const char *member, const char *arg, char *
                 log_error("%s: %s", error.name ? error.name : member, error.message ? error.message : strerror(-r));
                 return r;
         }
-        r = sd_bus_message_read(reply, "o", &p);
-        if (r < 0)
-                return bus_log_parse_error(r);
-        *ret = strdup(p);
-        return *ret ? 1 : bus_log_parse_error(-ENOMEM);
+        r = bus_read_path(reply, ret);
+        return r < 0 ? r : 1;
 }
 
 /* CreateProfileWithFd(icc-<checksum>, "disk", fd, {Filename}). */
 static int import_file(sd_bus *bus, Run *s) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
         _cleanup_free_ char *id = NULL;
-        const char *p;
         int fd, r;
 
         if (asprintf(&id, "icc-%s", s->info->checksum) < 0)
@@ -137,12 +132,9 @@ static int import_file(sd_bus *bus, Run *s) {
         r = bus_call_message(bus, m, &reply);
         if (r < 0)
                 return r;
-        r = sd_bus_message_read(reply, "o", &p);
+        r = bus_read_path(reply, &s->profile);
         if (r < 0)
-                return bus_log_parse_error(r);
-        s->profile = strdup(p);
-        if (!s->profile)
-                return bus_log_parse_error(-ENOMEM);
+                return r;
         s->imported = true;
         return 0;
 }
@@ -175,7 +167,6 @@ static int append_pair(sd_bus_message *m, const char *key, const char *value) {
 static int create_device(sd_bus *bus, const char *id, const char *kind, const char *colorspace,
                          const char *vendor, const char *model, char **ret) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-        const char *p;
         int r;
 
         r = bus_new_method_call(bus, CM_PATH, CM_IFACE, "CreateDevice", &m);
@@ -205,11 +196,7 @@ static int create_device(sd_bus *bus, const char *id, const char *kind, const ch
         r = bus_call_message(bus, m, &reply);
         if (r < 0)
                 return r;
-        r = sd_bus_message_read(reply, "o", &p);
-        if (r < 0)
-                return bus_log_parse_error(r);
-        *ret = strdup(p);
-        return *ret ? 0 : bus_log_parse_error(-ENOMEM);
+        return bus_read_path(reply, ret);
 }
 
 /* Undoes this run's objects after a failure (best effort; the failure is reported). */

@@ -58,9 +58,11 @@ int bus_message_wire_bytes(sd_bus_message *m, size_t limit, uint8_t **ret, size_
                 return r;
         }
         r = sd_bus_start(b);
-        for (int i = 0; r >= 0 && sd_bus_is_ready(b) <= 0 && i < 64; i++)
-                if ((r = sd_bus_process(b, NULL)) == 0)
+        for (int i = 0; r >= 0 && sd_bus_is_ready(b) <= 0 && i < 64; i++) {
+                r = sd_bus_process(b, NULL);
+                if (r == 0)
                         r = sd_bus_wait(b, 100 * 1000);
+        }
         if (r >= 0)
                 r = sd_bus_is_ready(b) > 0 ? 0 : -ETIMEDOUT;
         if (r >= 0)

@@ -51,15 +51,23 @@ static int read_string(const IppGroup *g, const char *name, char **ret, char **p
 int cups_printer_from_ipp(const IppGroup *g, CupsPrinter *ret, char **ret_problem) {
         _cleanup_(cups_printer_done) CupsPrinter p = { 0 };
         char *problem = NULL;
-        int r;
-        if ((r = read_string(g, "printer-name", &p.name, &problem)) < 0 ||
-            (r = read_string(g, "printer-make-and-model", &p.make_model, &problem)) < 0 ||
-            (r = read_string(g, "device-uri", &p.device_uri, &problem)) < 0 ||
-            (r = read_string(g, "printer-device-id", &p.device_id, &problem)) < 0 ||
-            (r = read_string(g, "print-color-mode-default", &p.color_mode, &problem)) < 0 ||
-            (r = read_string(g, "media-type-default", &p.media_type, &problem)) < 0) {
-                free(problem);
-                return r;
+        const struct {
+                const char *attr;
+                char **field;
+        } strings[] = {
+                { "printer-name", &p.name },
+                { "printer-make-and-model", &p.make_model },
+                { "device-uri", &p.device_uri },
+                { "printer-device-id", &p.device_id },
+                { "print-color-mode-default", &p.color_mode },
+                { "media-type-default", &p.media_type },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(strings); i++) {
+                int r = read_string(g, strings[i].attr, strings[i].field, &problem);
+                if (r < 0) {
+                        free(problem);
+                        return r;
+                }
         }
         if (!p.media_type) {
                 const IppAttr *col = ipp_group_find(g, "media-col-default");
@@ -208,10 +216,12 @@ int cups_identity(const char *printer_uuid, const char *device_id, char **ret) {
         if (!device_id)
                 return -ENOENT;
         _cleanup_free_ char *mfg = NULL, *mdl = NULL, *sn = NULL;
-        int r;
-        if ((r = cups_device_id_field(device_id, "MFG", &mfg)) < 0 ||
-            (r = cups_device_id_field(device_id, "MDL", &mdl)) < 0 ||
-            (r = cups_device_id_field(device_id, "SN", &sn)) < 0)
+        int r = cups_device_id_field(device_id, "MFG", &mfg);
+        if (r >= 0)
+                r = cups_device_id_field(device_id, "MDL", &mdl);
+        if (r >= 0)
+                r = cups_device_id_field(device_id, "SN", &sn);
+        if (r < 0)
                 return r; /* without a serial two printers of one model would share choices */
         char *s;
         if (asprintf(&s, "1284:%s|%s|%s", mfg, mdl, sn) < 0)

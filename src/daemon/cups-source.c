@@ -244,15 +244,23 @@ static int vendor_profile(CupsWatch *w, CupsQueue *q, const FetchProfile *f, cha
                 return log_warning_errno(r, "Cannot write %s: %m", path);
         _cleanup_free_ char *qualifier = cups_profile_qualifier(f->name, info->colorspace, media_types);
         _cleanup_(profile_freep) Profile *p = NULL;
-        if (!qualifier || (r = profile_new(m, id, 0, SCOPE_NORMAL, &p)) < 0)
+        if (!qualifier || profile_new(m, id, 0, SCOPE_NORMAL, &p) < 0)
                 return -ENOMEM;
-        if ((r = free_and_strdup(&p->filename, path)) < 0 || (r = profile_apply_icc(p, info)) < 0 ||
-            (r = profile_set_property(p, "Qualifier", qualifier, NULL)) < 0 ||
-            (r = profile_set_property(p, "Format", "ColorModel.MediaType.Resolution", NULL)) < 0 ||
-            (r = strmap_set(&p->metadata, "PRINTER_profile_name", f->name)) < 0 ||
-            (r = strmap_set(&p->metadata, "PRINTER_profile_url", f->url)) < 0)
+        r = free_and_strdup(&p->filename, path);
+        if (r >= 0)
+                r = profile_apply_icc(p, info);
+        if (r >= 0)
+                r = profile_set_property(p, "Qualifier", qualifier, NULL);
+        if (r >= 0)
+                r = profile_set_property(p, "Format", "ColorModel.MediaType.Resolution", NULL);
+        if (r >= 0)
+                r = strmap_set(&p->metadata, "PRINTER_profile_name", f->name);
+        if (r >= 0)
+                r = strmap_set(&p->metadata, "PRINTER_profile_url", f->url);
+        if (r < 0)
                 return r;
-        if ((r = manager_add_profile(m, p, false)) < 0)
+        r = manager_add_profile(m, p, false);
+        if (r < 0)
                 return r;
         TAKE_PTR(p);
         log_info("Printer %s: vendor profile %s (%s) as %s", q->name, f->name, qualifier, id);
@@ -342,15 +350,23 @@ static int queue_props(const CupsPrinter *pr, Props *ret) {
         _cleanup_free_ char *uuid = NULL;
         if (pr->device_uri && (r = cups_uri_uuid(pr->device_uri, &uuid)) < 0 && r != -ENOENT)
                 return r;
-        if ((r = props_add(ret, "Kind", "printer")) < 0 ||
-            (r = props_add(ret, "Mode", "physical")) < 0 ||
-            (r = props_add(ret, "Colorspace", pr->color ? "rgb" : "gray")) < 0 ||
-            (r = props_add(ret, "Format", "ColorModel.MediaType.Resolution")) < 0 ||
-            (vendor && (r = props_add(ret, "Vendor", vendor)) < 0) ||
-            (model && (r = props_add(ret, "Model", model)) < 0) ||
-            (serial && (r = props_add(ret, "Serial", serial)) < 0) ||
-            (uuid && (r = props_add(ret, "PRINTER_uuid", uuid)) < 0))
-                return r;
+        const DeviceProperty props[] = {
+                { "Kind", "printer" },
+                { "Mode", "physical" },
+                { "Colorspace", pr->color ? "rgb" : "gray" },
+                { "Format", "ColorModel.MediaType.Resolution" },
+                { "Vendor", vendor },
+                { "Model", model },
+                { "Serial", serial },
+                { "PRINTER_uuid", uuid },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(props); i++) {
+                if (!props[i].value)
+                        continue; /* left out, as cupsd leaves it out */
+                r = props_add(ret, props[i].key, props[i].value);
+                if (r < 0)
+                        return r;
+        }
         return 0;
 }
 
@@ -368,11 +384,12 @@ static char *props_signature(const Props *p) {
 }
 
 static int apply_props(Device *d, const Props *p) {
-        int r;
         /* Kind first: the model clean-up depends on it. */
-        for (size_t i = 0; i < p->n; i++)
-                if ((r = device_set_property(d, p->keys[i], p->values[i], NULL)) < 0)
+        for (size_t i = 0; i < p->n; i++) {
+                int r = device_set_property(d, p->keys[i], p->values[i], NULL);
+                if (r < 0)
                         return r;
+        }
         return 0;
 }
 
@@ -382,12 +399,14 @@ static int queue_create_device(CupsWatch *w, CupsQueue *q, const char *id, const
         int r = device_new(m, id, 0, SCOPE_NORMAL, &d);
         if (r < 0)
                 return r;
-        if ((r = apply_props(d, props)) < 0)
+        r = apply_props(d, props);
+        if (r < 0)
                 return r;
         bool enabled;
         if (m->store && store_device_get_enabled(m->store, id, &enabled) >= 0)
                 d->enabled = enabled;
-        if ((r = manager_add_device(m, d)) < 0)
+        r = manager_add_device(m, d);
+        if (r < 0)
                 return r;
         q->device = TAKE_PTR(d);
         log_info("CUPS queue %s: device %s", q->name, id);
@@ -406,7 +425,8 @@ static int queue_update(CupsWatch *w, const CupsPrinter *pr) {
                         queue_free(q);
                         return -ENOMEM;
                 }
-                if ((r = hashmap_put(w->queues, q->name, q)) < 0) {
+                r = hashmap_put(w->queues, q->name, q);
+                if (r < 0) {
                         queue_free(q);
                         return r;
                 }
@@ -417,7 +437,8 @@ static int queue_update(CupsWatch *w, const CupsPrinter *pr) {
         _cleanup_(props_done) Props props = { 0 };
         if (!id)
                 return -ENOMEM;
-        if ((r = queue_props(pr, &props)) < 0)
+        r = queue_props(pr, &props);
+        if (r < 0)
                 return r;
         _cleanup_free_ char *signature = props_signature(&props);
         _cleanup_free_ char *path = manager_object_path(m, DEVICE_PATH_PREFIX, id, 0);
@@ -432,7 +453,8 @@ static int queue_update(CupsWatch *w, const CupsPrinter *pr) {
                 if (r < 0)
                         return r;
         } else if (!streq_ptr(q->signature, signature)) {
-                if ((r = apply_props(existing, &props)) < 0)
+                r = apply_props(existing, &props);
+                if (r < 0)
                         return r;
                 device_touch(existing);
                 device_emit_properties(existing, "Colorspace", "Vendor", "Model", "Serial", "Metadata", NULL);

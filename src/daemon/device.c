@@ -153,6 +153,17 @@ int device_set_property(Device *d, const char *key, const char *value, const cha
         return 0;
 }
 
+int device_set_properties(Device *d, const DeviceProperty *props, size_t n_props) {
+        for (size_t i = 0; i < n_props; i++) {
+                if (!props[i].value)
+                        continue;
+                int r = device_set_property(d, props[i].key, props[i].value, NULL);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 DeviceProfile *device_find_profile(Device *d, Profile *p) {
         for (size_t i = 0; i < d->n_profiles; i++)
                 if (d->profiles[i].profile == p)

@@ -58,6 +58,15 @@ Device *device_free(Device *d);
  * normalisation), others go to Metadata. *ret_property is the bus property that changed. */
 int device_set_property(Device *d, const char *key, const char *value, const char **ret_property);
 
+/* What a source sets on a device it has just made: the pairs in order, Kind first (the model
+ * clean-up depends on it, colord §3.3); a pair without a value is left out, so the field stays
+ * unset. Stops at the first failure. */
+typedef struct DeviceProperty {
+        const char *key;
+        const char *value;
+} DeviceProperty;
+int device_set_properties(Device *d, const DeviceProperty *props, size_t n_props);
+
 /* -E2BIG when device_set_property(d, key, …) would add a Metadata entry beyond
  * LIMIT_METADATA_ENTRIES; then nothing else can refuse it but a failed allocation. So a
  * caller checks first, stores, and only then changes the device. */

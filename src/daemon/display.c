@@ -215,9 +215,14 @@ static Profile *edid_profile(DisplayWatch *w, const DisplayConnector *c, const E
         if (profile_new(m, id, 0, SCOPE_NORMAL, &n) < 0)
                 return NULL;
         n->is_system_wide = true;
-        if ((r = free_and_strdup(&n->filename, path)) < 0 || (r = profile_apply_icc(n, info)) < 0 ||
-            (r = strmap_set(&n->metadata, "FILE_checksum", info->checksum)) < 0 ||
-            (r = strv_extend(&w->profiles, id)) < 0) {
+        r = free_and_strdup(&n->filename, path);
+        if (r >= 0)
+                r = profile_apply_icc(n, info);
+        if (r >= 0)
+                r = strmap_set(&n->metadata, "FILE_checksum", info->checksum);
+        if (r >= 0)
+                r = strv_extend(&w->profiles, id);
+        if (r < 0) {
                 log_warning_errno(r, "Cannot register %s: %m", path);
                 return NULL;
         }
@@ -276,9 +281,14 @@ static int set_hdr_metadata(Device *d, const Edid *e) {
                 for (unsigned i = 0; i < ELEMENTSOF(eotfs); i++)
                         if (e->cta.eotfs & (1u << i))
                                 snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", buf[0] ? "," : "", eotfs[i]);
-                if ((r = device_set_property(d, "TINCT_hdr_eotfs", buf, NULL)) < 0 ||
-                    (r = set_metadata_number(d, "TINCT_max_luminance", &e->cta.max_luminance, 2, false)) < 0 ||
-                    (r = set_metadata_number(d, "TINCT_max_frame_avg_luminance", &e->cta.max_frame_avg_luminance, 2, false)) < 0)
+                r = device_set_property(d, "TINCT_hdr_eotfs", buf, NULL);
+                if (r < 0)
+                        return r;
+                r = set_metadata_number(d, "TINCT_max_luminance", &e->cta.max_luminance, 2, false);
+                if (r < 0)
+                        return r;
+                r = set_metadata_number(d, "TINCT_max_frame_avg_luminance", &e->cta.max_frame_avg_luminance, 2, false);
+                if (r < 0)
                         return r;
                 if (e->cta.max_luminance.present && e->cta.min_luminance.present &&
                     (r = set_metadata_number(d, "TINCT_min_luminance", &e->cta.min_luminance, 4, true)) < 0)
@@ -336,19 +346,24 @@ static int add_display(DisplayWatch *w, DisplayConnector *c) {
         r = device_new(m, c->id, 0, SCOPE_NORMAL, &d);
         if (r < 0)
                 goto finish;
-        /* Kind first: the model clean-up depends on it (colord §3.3). */
-        if ((r = device_set_property(d, "Kind", "display", NULL)) < 0 ||
-            (r = device_set_property(d, "Mode", "physical", NULL)) < 0 ||
-            (r = device_set_property(d, "Colorspace", "rgb", NULL)) < 0 ||
-            (r = device_set_property(d, "Seat", "seat0", NULL)) < 0 ||
-            (r = device_set_property(d, "Vendor", params.vendor, NULL)) < 0 ||
-            (r = device_set_property(d, "Model", params.model, NULL)) < 0 ||
-            (r = device_set_property(d, "Serial", params.serial, NULL)) < 0 ||
-            (r = device_set_property(d, "XRANDR_name", c->xrandr_name, NULL)) < 0 ||
-            (r = device_set_property(d, "OutputEdidMd5", c->md5, NULL)) < 0 ||
-            (r = device_set_property(d, "TINCT_connector", c->sysfs_name, NULL)) < 0 ||
-            (display_is_embedded(c->xrandr_name) && (r = device_set_property(d, "Embedded", "", NULL)) < 0) ||
-            (r = set_hdr_metadata(d, e)) < 0)
+        const DeviceProperty props[] = {
+                { "Kind", "display" },
+                { "Mode", "physical" },
+                { "Colorspace", "rgb" },
+                { "Seat", "seat0" },
+                { "Vendor", params.vendor },
+                { "Model", params.model },
+                { "Serial", params.serial },
+                { "XRANDR_name", c->xrandr_name },
+                { "OutputEdidMd5", c->md5 },
+                { "TINCT_connector", c->sysfs_name },
+                { "Embedded", display_is_embedded(c->xrandr_name) ? "" : NULL },
+        };
+        r = device_set_properties(d, props, ELEMENTSOF(props));
+        if (r < 0)
+                goto finish;
+        r = set_hdr_metadata(d, e);
+        if (r < 0)
                 goto finish;
         bool enabled;
         if (m->store && store_device_get_enabled(m->store, c->id, &enabled) >= 0)

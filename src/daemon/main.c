@@ -166,7 +166,8 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
                         cfg->create_dummy_sensor = true;
                         break;
                 case ARG_POLKIT_TIMEOUT:
-                        if ((r = parse_seconds("--polkit-timeout", optarg, &cfg->polkit_timeout_usec)) < 0)
+                        r = parse_seconds("--polkit-timeout", optarg, &cfg->polkit_timeout_usec);
+                        if (r < 0)
                                 return r;
                         break;
                 case ARG_PARSE_HELPER:
@@ -174,7 +175,8 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
                                 return log_oom();
                         break;
                 case ARG_PARSE_TIMEOUT:
-                        if ((r = parse_seconds("--parse-timeout", optarg, &cfg->parse_timeout_usec)) < 0)
+                        r = parse_seconds("--parse-timeout", optarg, &cfg->parse_timeout_usec);
+                        if (r < 0)
                                 return r;
                         break;
                 case ARG_SANE_DISCOVERY:
@@ -184,7 +186,8 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
                         cfg->sane_test_devices = true;
                         break;
                 case ARG_SANE_TIMEOUT:
-                        if ((r = parse_seconds("--sane-timeout", optarg, &cfg->sane_timeout_usec)) < 0)
+                        r = parse_seconds("--sane-timeout", optarg, &cfg->sane_timeout_usec);
+                        if (r < 0)
                                 return r;
                         break;
                 case ARG_READY_FD:

@@ -169,7 +169,11 @@ static int want_sane(ScannerSource *s, const ScannerRecord *rec, Wanted **w, siz
                 log_debug("SANE: %s is a USB scanner udev already gave a device; that one is kept", name);
                 return 0;
         }
-        if ((r = sane_device_id(model, &id)) < 0 || (r = sane_model_name(model, &model_name)) < 0)
+        r = sane_device_id(model, &id);
+        if (r < 0)
+                return r;
+        r = sane_model_name(model, &model_name);
+        if (r < 0)
                 return r;
         return want(w, n, id, vendor, model_name, name);
 }
@@ -208,24 +212,30 @@ static int add_device(ScannerSource *s, const Wanted *w) {
                            scope_to_string(other->scope));
                 return 0;
         }
-        if ((r = device_new(m, w->id, 0, SCOPE_NORMAL, &d)) < 0)
+        r = device_new(m, w->id, 0, SCOPE_NORMAL, &d);
+        if (r < 0)
                 return r;
-        /* Kind first: the model clean-up depends on it. */
-        if ((r = device_set_property(d, "Kind", "scanner", NULL)) < 0 ||
-            (r = device_set_property(d, "Mode", "physical", NULL)) < 0 ||
-            (r = device_set_property(d, "Colorspace", "rgb", NULL)) < 0 ||
-            (r = device_set_property(d, "Vendor", w->vendor, NULL)) < 0 ||
-            (r = device_set_property(d, "Model", w->model, NULL)) < 0 ||
-            (r = device_set_property(d, "Serial", w->serial, NULL)) < 0 ||
-            /* What a scan application's qualifier names, as a printer's Format does (docs/scanners.md). */
-            (r = device_set_property(d, "Format", "Source.ColorMode.Resolution", NULL)) < 0)
+        const DeviceProperty props[] = {
+                { "Kind", "scanner" },
+                { "Mode", "physical" },
+                { "Colorspace", "rgb" },
+                { "Vendor", w->vendor },
+                { "Model", w->model },
+                { "Serial", w->serial },
+                /* What a scan application's qualifier names, as a printer's Format does (docs/scanners.md). */
+                { "Format", "Source.ColorMode.Resolution" },
+        };
+        r = device_set_properties(d, props, ELEMENTSOF(props));
+        if (r < 0)
                 return r;
         bool enabled;
         if (m->store && store_device_get_enabled(m->store, w->id, &enabled) >= 0)
                 d->enabled = enabled;
-        if ((r = hashmap_put(s->devices, d->id, d)) < 0)
+        r = hashmap_put(s->devices, d->id, d);
+        if (r < 0)
                 return r;
-        if ((r = manager_add_device(m, d)) < 0) {
+        r = manager_add_device(m, d);
+        if (r < 0) {
                 hashmap_remove_value(s->devices, d->id, d);
                 return r;
         }
@@ -441,9 +451,12 @@ static int helper_spawn(ScannerSource *s) {
         s->out_fd = out[0];
         (void) fcntl(s->out_fd, F_SETFL, O_NONBLOCK);
         s->started++;
-        if ((r = sd_event_add_io(m->event, &s->io, s->out_fd, EPOLLIN, on_output, s)) < 0 ||
-            (r = sd_event_add_time_relative(m->event, &s->timeout, CLOCK_MONOTONIC, m->config.sane_timeout_usec, 0,
-                                            on_timeout, s)) < 0)
+        r = sd_event_add_io(m->event, &s->io, s->out_fd, EPOLLIN, on_output, s);
+        if (r < 0)
+                return r;
+        r = sd_event_add_time_relative(m->event, &s->timeout, CLOCK_MONOTONIC, m->config.sane_timeout_usec, 0,
+                                       on_timeout, s);
+        if (r < 0)
                 return r;
         log_debug("Scanners: rescan %llu, helper pid %d", (unsigned long long) s->started, (int) s->pid);
         return 0;

@@ -122,6 +122,24 @@ static int on_dummy_sample_ready(sd_event_source *source, uint64_t usec, void *u
         return 0;
 }
 
+/* What a reading or SetOptions needs: the caller holds the lock and nothing else is running. */
+static int check_idle_holder(Sensor *s, sd_bus_message *msg, sd_bus_error *error) {
+        int r = check_holder(s, msg, error);
+        if (r < 0)
+                return r;
+        if (!streq(s->state, "idle"))
+                return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_IN_USE, "sensor not idle: %s", s->state);
+        return 0;
+}
+
+/* GetSample's and GetSpectrum's argument, read only from the holder of an idle sensor. */
+static int read_cap(Sensor *s, sd_bus_message *msg, const char **ret_cap, sd_bus_error *error) {
+        int r = sd_bus_message_read(msg, "s", ret_cap);
+        if (r < 0)
+                return r;
+        return check_idle_holder(s, msg, error);
+}
+
 static int no_driver(Sensor *s, sd_bus_error *error) {
         return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_NO_SUPPORT,
                              "no driver for the %s sensor: install Debian's argyll package (ArgyllCMS spotread)", s->kind);
@@ -130,14 +148,9 @@ static int no_driver(Sensor *s, sd_bus_error *error) {
 static int method_get_sample(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Sensor *s = userdata;
         const char *cap;
-        int r = sd_bus_message_read(msg, "s", &cap);
+        int r = read_cap(s, msg, &cap, error);
         if (r < 0)
                 return r;
-        r = check_holder(s, msg, error);
-        if (r < 0)
-                return r;
-        if (!streq(s->state, "idle"))
-                return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_IN_USE, "sensor not idle: %s", s->state);
         if (!is_known_cap(cap))
                 return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_INTERNAL, "cap '%s' unknown", cap);
         if (streq(cap, "spectral"))
@@ -169,14 +182,9 @@ static int method_get_sample(sd_bus_message *msg, void *userdata, sd_bus_error *
 static int method_get_spectrum(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Sensor *s = userdata;
         const char *cap;
-        int r = sd_bus_message_read(msg, "s", &cap);
+        int r = read_cap(s, msg, &cap, error);
         if (r < 0)
                 return r;
-        r = check_holder(s, msg, error);
-        if (r < 0)
-                return r;
-        if (!streq(s->state, "idle"))
-                return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_IN_USE, "sensor not idle: %s", s->state);
         if (!streq(cap, "spectral") && !streq(cap, "calibration-dark") && !streq(cap, "calibration-irradiance"))
                 return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_INTERNAL, "cap '%s' is not a spectral capability", cap);
         return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_NO_SUPPORT, "the %s driver has no spectral mode",
@@ -325,11 +333,9 @@ static int method_set_options(sd_bus_message *msg, void *userdata, sd_bus_error 
         Sensor *s = userdata;
         DummyOptions o = { .sample = { s->sample[0], s->sample[1], s->sample[2] } };
         int r;
-        r = check_holder(s, msg, error);
+        r = check_idle_holder(s, msg, error);
         if (r < 0)
                 return r;
-        if (!streq(s->state, "idle"))
-                return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_IN_USE, "sensor not idle: %s", s->state);
         if (s->driver != SENSOR_DRIVER_DUMMY)
                 return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_NO_SUPPORT, "the argyll driver takes no options");
         if (s->sim) {

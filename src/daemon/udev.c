@@ -83,22 +83,27 @@ static int add_device(UdevWatch *w, const UdevInfo *i, const UdevMatch *um, Udev
                            scope_to_string(other->scope), um->kind);
                 return 0;
         }
-        if ((r = device_new(m, um->device_id, 0, SCOPE_NORMAL, &d)) < 0)
+        r = device_new(m, um->device_id, 0, SCOPE_NORMAL, &d);
+        if (r < 0)
                 return r;
-        /* Kind first: the model clean-up depends on it. */
-        if ((r = device_set_property(d, "Kind", um->kind, NULL)) < 0 ||
-            (r = device_set_property(d, "Mode", "physical", NULL)) < 0 ||
-            (r = device_set_property(d, "Colorspace", "rgb", NULL)) < 0 ||
-            (um->vendor && (r = device_set_property(d, "Vendor", um->vendor, NULL)) < 0) ||
-            (um->model && (r = device_set_property(d, "Model", um->model, NULL)) < 0) ||
-            (r = device_set_property(d, "Serial", um->serial, NULL)) < 0 ||
-            (r = device_set_property(d, "Seat", um->seat, NULL)) < 0 ||
-            (um->embedded && (r = device_set_property(d, "Embedded", "", NULL)) < 0))
+        const DeviceProperty props[] = {
+                { "Kind", um->kind },
+                { "Mode", "physical" },
+                { "Colorspace", "rgb" },
+                { "Vendor", um->vendor },
+                { "Model", um->model },
+                { "Serial", um->serial },
+                { "Seat", um->seat },
+                { "Embedded", um->embedded ? "" : NULL },
+        };
+        r = device_set_properties(d, props, ELEMENTSOF(props));
+        if (r < 0)
                 return r;
         bool enabled;
         if (m->store && store_device_get_enabled(m->store, um->device_id, &enabled) >= 0)
                 d->enabled = enabled;
-        if ((r = manager_add_device(m, d)) < 0)
+        r = manager_add_device(m, d);
+        if (r < 0)
                 return r;
         e->device = TAKE_PTR(d);
         log_info("%s: %s %s", i->syspath, um->kind, um->device_id);
@@ -114,7 +119,8 @@ static int add_sensor(UdevWatch *w, const UdevInfo *i, const UdevMatch *um, Udev
                                 i->syspath, i->devnode, &s);
         if (r < 0)
                 return r;
-        if ((r = manager_add_sensor(w->manager, s)) < 0) {
+        r = manager_add_sensor(w->manager, s);
+        if (r < 0) {
                 sensor_free(s);
                 return r;
         }
@@ -130,7 +136,8 @@ static void device_added(UdevWatch *w, const UdevInfo *i) {
         int r;
         if (!i->syspath || hashmap_get(w->entries, i->syspath))
                 return; /* known already: an add after coldplug, or a "change" */
-        if ((r = udev_match(i, &um)) < 0) {
+        r = udev_match(i, &um);
+        if (r < 0) {
                 log_oom();
                 return;
         }

@@ -139,19 +139,23 @@ static int confine_common(bool network, rlim_t max_files, const char **ret_step)
         /* Before the filter: later mktime() calls must not need /etc/localtime. */
         tzset();
         step = "dropping the user";
-        if ((r = drop_user()) < 0)
+        r = drop_user();
+        if (r < 0)
                 goto fail;
         step = "dropping capabilities";
-        if ((r = drop_capabilities()) < 0)
+        r = drop_capabilities();
+        if (r < 0)
                 goto fail;
         step = "PR_SET_NO_NEW_PRIVS";
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
                 goto fail_errno;
         step = "rlimits";
-        if ((r = set_limits(max_files)) < 0)
+        r = set_limits(max_files);
+        if (r < 0)
                 goto fail;
         step = "the seccomp filter";
-        if ((r = install_filter(network)) < 0)
+        r = install_filter(network);
+        if (r < 0)
                 goto fail;
         return 0;
 fail_errno:

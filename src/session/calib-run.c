@@ -172,7 +172,10 @@ static int find_path(sd_bus *bus, const char *member, const char *id, char **ret
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         const char *path;
         int r = sd_bus_call_method(bus, CM_NAME, CM_PATH, CM_IFACE, member, e, &reply, "s", id);
-        if (r < 0 || (r = sd_bus_message_read(reply, "o", &path)) < 0)
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(reply, "o", &path);
+        if (r < 0)
                 return r;
         *ret = strdup(path);
         return *ret ? 0 : -ENOMEM;

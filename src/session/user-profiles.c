@@ -335,7 +335,8 @@ int user_profiles_new(sd_event *event, CmClient *cm, char *const *dirs, UserProf
         u->cm = cm;
         if (!(u->dirs = strv_copy(dirs)) || !(u->by_path = hashmap_new()) || !(u->registered = hashmap_new()))
                 return -ENOMEM;
-        if ((r = cm_client_add_presence_watch(cm, on_daemon, u)) < 0)
+        r = cm_client_add_presence_watch(cm, on_daemon, u);
+        if (r < 0)
                 return r;
         r = dirwatch_new(event, CHANGE_DELAY_USEC, on_changes, u, &u->dirwatch);
         if (r == -ENOMEM)
