@@ -169,41 +169,20 @@ static char *read_proc(const char *path) {
         return text;
 }
 
-/* SIGKILLs every tinct-parse child of the daemon; returns how many. Children are found by
- * their parent in /proc/PID/stat (the task's "children" file may skip one while another
- * exits, which here is the moment that matters). */
-static int kill_parsers(pid_t daemon) {
-        DIR *d = opendir("/proc");
-        assert_se(d);
-        int n = 0;
-        for (struct dirent *de; (de = readdir(d));) {
-                char *end;
-                long pid = strtol(de->d_name, &end, 10);
-                if (*end || pid <= 0)
-                        continue;
-                _cleanup_free_ char *path = xasprintf("/proc/%ld/stat", pid);
-                _cleanup_free_ char *stat = read_proc(path);
-                /* pid (comm) state ppid ... */
-                char *close = stat ? strrchr(stat, ')') : NULL;
-                char state;
-                long ppid;
-                if (!close || !strstr(stat, "(tinct-parse)") || sscanf(close + 1, " %c %ld", &state, &ppid) != 2)
-                        continue;
-                if (ppid == daemon && state != 'Z' && kill((pid_t) pid, SIGKILL) == 0)
-                        n++;
-        }
-        closedir(d);
-        return n;
-}
+/* The daemon's live tinct-parse children with the CPU time each has used (clock ticks), at
+ * most max; returns how many. Children are found by their parent in /proc/PID/stat (the
+ * task's "children" file may skip one while another exits, which here is the moment that
+ * matters). */
+typedef struct ParserProc {
+        pid_t pid;
+        unsigned long ticks;
+} ParserProc;
 
-/* The tinct-parse child of the daemon that has used at least min_ticks of CPU: the one
- * looping on the hang input (a real profile costs a tiny fraction of that). 0 when none
- * has yet. CPU time, not wall time: the same on a busy machine. */
-static pid_t spinning_parser(pid_t daemon, unsigned long min_ticks) {
+static size_t list_parsers(pid_t daemon, ParserProc *out, size_t max) {
         DIR *d = opendir("/proc");
         assert_se(d);
-        pid_t found = 0;
-        for (struct dirent *de; !found && (de = readdir(d));) {
+        size_t n = 0;
+        for (struct dirent *de; n < max && (de = readdir(d));) {
                 char *end;
                 long pid = strtol(de->d_name, &end, 10);
                 if (*end || pid <= 0)
@@ -220,11 +199,33 @@ static pid_t spinning_parser(pid_t daemon, unsigned long min_ticks) {
                     sscanf(close + 1, " %c %ld %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &state, &ppid, &utime,
                            &stime) != 4)
                         continue;
-                if (ppid == daemon && state != 'Z' && utime + stime >= min_ticks)
-                        found = (pid_t) pid;
+                if (ppid == daemon && state != 'Z')
+                        out[n++] = (ParserProc) { .pid = (pid_t) pid, .ticks = utime + stime };
         }
         closedir(d);
-        return found;
+        return n;
+}
+
+/* SIGKILLs every tinct-parse child of the daemon; returns how many. */
+static int kill_parsers(pid_t daemon) {
+        ParserProc procs[16];
+        size_t n = list_parsers(daemon, procs, 16);
+        int killed = 0;
+        for (size_t i = 0; i < n; i++)
+                killed += kill(procs[i].pid, SIGKILL) == 0;
+        return killed;
+}
+
+/* The tinct-parse child of the daemon that has used at least min_ticks of CPU: the one
+ * looping on the hang input (a real profile costs a tiny fraction of that). 0 when none
+ * has yet. CPU time, not wall time: the same on a busy machine. */
+static pid_t spinning_parser(pid_t daemon, unsigned long min_ticks) {
+        ParserProc procs[16];
+        size_t n = list_parsers(daemon, procs, 16);
+        for (size_t i = 0; i < n; i++)
+                if (procs[i].ticks >= min_ticks)
+                        return procs[i].pid;
+        return 0;
 }
 
 typedef struct Pending {
