@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "macro.h"
+#include "socket-util.h"
 
 struct FetchRun {
         sd_event_source *io, *timer;
@@ -128,17 +128,6 @@ static int spawn_helper(FetchRun *run, const char *helper) {
         return pair[0];
 }
 
-static int connect_socket(void) {
-        struct sockaddr_un addr = { .sun_family = AF_UNIX, .sun_path = FETCH_SOCKET };
-        _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-                return -errno;
-        /* A local socket: connect completes or fails at once. */
-        if (connect(fd, (struct sockaddr *) &addr, sizeof addr) < 0)
-                return -errno;
-        return TAKE_FD(fd);
-}
-
 int fetch_run_start(sd_event *event, const char *helper, const char *printer_uri, FetchCallback cb, void *userdata,
                     FetchRun **ret) {
         if (strlen(printer_uri) + 1 >= FETCH_MAX_REQUEST || strchr(printer_uri, '\n'))
@@ -148,7 +137,7 @@ int fetch_run_start(sd_event *event, const char *helper, const char *printer_uri
                 return -ENOMEM;
         run->cb = cb;
         run->userdata = userdata;
-        run->fd = helper ? spawn_helper(run, helper) : connect_socket();
+        run->fd = helper ? spawn_helper(run, helper) : unix_connect(FETCH_SOCKET);
         int r = run->fd;
         if (r >= 0) {
                 /* One line into an empty socket buffer: it never blocks. */

@@ -57,6 +57,8 @@ static void help(void) {
                "  --sane-discovery       list SANE's scanners despite --no-udev/--sysfs-root\n"
                "  --sane-test-devices    include SANE's test devices (vendor Noname)\n"
                "  --sane-timeout SEC     kill a SANE listing that takes longer (default %g)\n"
+               "  --sane-socket PATH     reach tinct-sane-list on its socket unit, not as a\n"
+               "                         child (the shipped unit: network scanners)\n"
                "  --no-cups              do not follow CUPS queues (else: CUPS_SERVER, or\n"
                "                         the default socket)\n"
                "  --fetch-helper PATH    run tinct-fetch as a child (tests), not through its\n"
@@ -103,7 +105,7 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
         enum { ARG_STATE_DIR = 0x100, ARG_PROFILE_DIR, ARG_SYSFS_ROOT, ARG_NO_UDEV, ARG_DUMMY,
                ARG_POLKIT_TIMEOUT, ARG_READY_FD, ARG_VERSION, ARG_IMPORT_COLORD, ARG_PARSE_HELPER,
                ARG_PARSE_TIMEOUT, ARG_DUMMY_DISPLAY, ARG_SANE_DISCOVERY, ARG_SANE_TEST_DEVICES,
-               ARG_SANE_TIMEOUT, ARG_NO_CUPS, ARG_FETCH_HELPER };
+               ARG_SANE_TIMEOUT, ARG_NO_CUPS, ARG_FETCH_HELPER, ARG_SANE_SOCKET };
         static const struct option options[] = {
                 { "state-dir", required_argument, NULL, ARG_STATE_DIR },
                 { "profile-dir", required_argument, NULL, ARG_PROFILE_DIR },
@@ -121,6 +123,7 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
                 { "sane-discovery", no_argument, NULL, ARG_SANE_DISCOVERY },
                 { "sane-test-devices", no_argument, NULL, ARG_SANE_TEST_DEVICES },
                 { "sane-timeout", required_argument, NULL, ARG_SANE_TIMEOUT },
+                { "sane-socket", required_argument, NULL, ARG_SANE_SOCKET },
                 { "verbose", no_argument, NULL, 'v' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 { "help", no_argument, NULL, 'h' },
@@ -190,6 +193,10 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
                         if (r < 0)
                                 return r;
                         break;
+                case ARG_SANE_SOCKET:
+                        if (free_and_strdup(&cfg->sane_socket, optarg) < 0)
+                                return log_oom();
+                        break;
                 case ARG_READY_FD:
                         d->ready_fd = (int) strtol(optarg, &end, 10);
                         if (*end || d->ready_fd < 0) {
@@ -242,7 +249,7 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
         /* SANE finds this machine's scanners: a discovery like udev's, off with it and with
          * a fake tree (tests), unless asked for. */
         cfg->sane_discovery = sane_discovery || (!cfg->no_udev && !cfg->sysfs_root);
-        if (cfg->sane_discovery) {
+        if (cfg->sane_discovery && !cfg->sane_socket) {
                 cfg->sane_helper = default_helper(argv[0], "tinct-sane-list");
                 if (!cfg->sane_helper)
                         return log_oom();

@@ -129,6 +129,7 @@ void manager_config_done(ManagerConfig *c) {
         c->dummy_sensor_display = mfree(c->dummy_sensor_display);
         c->parse_helper = mfree(c->parse_helper);
         c->sane_helper = mfree(c->sane_helper);
+        c->sane_socket = mfree(c->sane_socket);
         c->fetch_helper = mfree(c->fetch_helper);
 }
 

@@ -40,7 +40,8 @@ typedef struct ManagerConfig {
         uint64_t parse_timeout_usec;
         bool sane_discovery;            /* scanner-source.h: on unless --no-udev or --sysfs-root */
         bool sane_test_devices;         /* SANE's vendor-Noname devices too */
-        char *sane_helper;              /* tinct-sane-list */
+        char *sane_helper;              /* tinct-sane-list, spawned as a child */
+        char *sane_socket;              /* --sane-socket: tinct-sane-list's socket unit instead */
         uint64_t sane_timeout_usec;
         char *fetch_helper;             /* --fetch-helper: spawn tinct-fetch, else its socket (cups-fetch.h) */
 } ManagerConfig;

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* SANE scanners through the helper (see scanner-source.h). One helper runs at a time;
- * callers who ask while it runs wait for the next one. */
+ * callers who ask while it runs wait for the next one. The helper is a child (a pipe for
+ * its output), or with --sane-socket a service of its own unit, reached on its socket
+ * (docs/scanners.md): then it is not ours to kill, closing the connection is all, and it
+ * ends itself after the time limit the request names. */
 #include "scanner-source.h"
 
 #include <errno.h>
@@ -9,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +23,7 @@
 #include "log.h"
 #include "sane-names.h"
 #include "scanner-wire.h"
+#include "socket-util.h"
 #include "spawn-util.h"
 #include "strv.h"
 
@@ -43,8 +48,8 @@ struct ScannerSource {
 
         uint64_t started;        /* rescans started so far; the running one's number */
         bool again;              /* someone needs a rescan after the running one */
-        pid_t pid;
-        int out_fd;
+        pid_t pid;               /* a child helper's, or 0 */
+        int out_fd;              /* its output (the pipe or the socket); >= 0 while one runs */
         sd_event_source *io, *timeout;
         char *out;
         size_t out_len;
@@ -319,6 +324,7 @@ static int read_listing(ScannerSource *s, char ***ret_unanswered) {
 /* ---- running the helper -------------------------------------------------------------- */
 
 static int helper_spawn(ScannerSource *s);
+static int helper_watch(ScannerSource *s);
 
 static void finish(ScannerSource *s, int error, const char *message, char **unanswered) {
         ScanResult result = {
@@ -353,9 +359,9 @@ static void on_helper_done(ScannerSource *s) {
         pid_t pid = s->pid;
         /* Its output is complete (EOF). One that lingers after closing it gains nothing by
          * being waited for: the loop must not block on a backend's exit handler. */
-        if (waitpid(pid, &status, WNOHANG) == 0)
+        if (pid > 0 && waitpid(pid, &status, WNOHANG) == 0)
                 (void) kill(pid, SIGKILL);
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
                 ;
         s->pid = 0;
         _cleanup_strv_free_ char **unanswered = NULL;
@@ -367,7 +373,10 @@ static void on_helper_done(ScannerSource *s) {
         }
         if (r < 0) {
                 _cleanup_free_ char *why = NULL;
-                if (WIFSIGNALED(status))
+                if (pid <= 0)
+                        /* Its exit status is systemd's: the unit's log has its reason. */
+                        r = asprintf(&why, "the SANE helper closed its socket before the listing was complete");
+                else if (WIFSIGNALED(status))
                         r = asprintf(&why, "the SANE helper was killed by signal %d", WTERMSIG(status));
                 else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
                         r = asprintf(&why, "the SANE helper failed with status %d", WEXITSTATUS(status));
@@ -409,10 +418,29 @@ static int on_timeout(sd_event_source *es, uint64_t usec, void *userdata) {
         ScannerSource *s = userdata;
         _cleanup_free_ char *why = NULL;
         double sec = (double) s->manager->config.sane_timeout_usec / 1e6;
-        int r = asprintf(&why, "the SANE helper did not finish in %g s (a backend hangs?); killed", sec);
+        int r = asprintf(&why, "the SANE helper did not finish in %g s (a backend hangs?); %s", sec,
+                         s->pid > 0 ? "killed" : "connection closed, it ends itself");
         log_warning("Scanners: %s; scanners kept as they were", r >= 0 ? why : "timeout");
         finish(s, -ETIMEDOUT, r >= 0 ? why : "the SANE helper timed out", NULL);
         return 0;
+}
+
+/* The helper's service on its socket: connected, and the request written (one short line
+ * into an empty socket buffer, so it never blocks). The fd, or -errno. */
+static int helper_connect(const char *path, unsigned http_ms, unsigned total_ms) {
+        char request[SCANNER_REQUEST_MAX];
+        int r = scanner_request_format(request, http_ms, total_ms);
+        if (r < 0)
+                return r;
+        _cleanup_close_ int fd = unix_connect(path);
+        if (fd < 0)
+                return fd;
+        ssize_t n = send(fd, request, strlen(request), MSG_NOSIGNAL);
+        if (n < 0)
+                return -errno;
+        if ((size_t) n != strlen(request))
+                return -EIO;
+        return TAKE_FD(fd);
 }
 
 static int helper_spawn(ScannerSource *s) {
@@ -424,13 +452,21 @@ static int helper_spawn(ScannerSource *s) {
         uint64_t http_ms = m->config.sane_timeout_usec / 3000;
         int r;
 
-        assert(s->pid == 0);
+        assert(s->pid == 0 && s->out_fd < 0);
         /* Each scanner's ScannerCapabilities must fit well inside the whole helper's time. */
-        snprintf(timeout_arg, sizeof timeout_arg, "%llu",
-                 (unsigned long long) (http_ms > HTTP_TIMEOUT_MAX_MS ? HTTP_TIMEOUT_MAX_MS : http_ms ? http_ms : 1));
+        http_ms = http_ms > HTTP_TIMEOUT_MAX_MS ? HTTP_TIMEOUT_MAX_MS : http_ms ? http_ms : 1;
+        snprintf(timeout_arg, sizeof timeout_arg, "%llu", (unsigned long long) http_ms);
         char *argv[] = { m->config.sane_helper, (char *) "--http-timeout-ms", timeout_arg, NULL };
         if (!(s->out = malloc(OUTPUT_MAX)))
                 return -ENOMEM;
+        if (m->config.sane_socket) {
+                uint64_t total_ms = (m->config.sane_timeout_usec + 999) / 1000;
+                r = helper_connect(m->config.sane_socket, (unsigned) http_ms, (unsigned) total_ms);
+                if (r < 0)
+                        return r;
+                s->out_fd = r;
+                return helper_watch(s);
+        }
         if (pipe2(out, O_CLOEXEC) < 0)
                 return -errno;
         spawn_attr_init_default_signals(&attr);
@@ -449,6 +485,12 @@ static int helper_spawn(ScannerSource *s) {
                 return r;
         }
         s->out_fd = out[0];
+        return helper_watch(s);
+}
+
+static int helper_watch(ScannerSource *s) {
+        Manager *m = s->manager;
+        int r;
         (void) fcntl(s->out_fd, F_SETFL, O_NONBLOCK);
         s->started++;
         r = sd_event_add_io(m->event, &s->io, s->out_fd, EPOLLIN, on_output, s);
@@ -458,20 +500,25 @@ static int helper_spawn(ScannerSource *s) {
                                        on_timeout, s);
         if (r < 0)
                 return r;
-        log_debug("Scanners: rescan %llu, helper pid %d", (unsigned long long) s->started, (int) s->pid);
+        if (s->pid > 0)
+                log_debug("Scanners: rescan %llu, helper pid %d", (unsigned long long) s->started, (int) s->pid);
+        else
+                log_debug("Scanners: rescan %llu on %s", (unsigned long long) s->started, m->config.sane_socket);
         return 0;
 }
 
 /* Starts a rescan now, or after the running one. Returns the rescan's number. */
 static int request(ScannerSource *s, uint64_t *ret_generation) {
-        if (s->pid > 0) {
+        if (s->out_fd >= 0) {
                 s->again = true;
                 *ret_generation = s->started + 1;
                 return 0;
         }
         int r = helper_spawn(s);
         if (r < 0) {
-                log_warning_errno(r, "Scanners: cannot start the SANE helper %s: %m", s->manager->config.sane_helper);
+                log_warning_errno(r, "Scanners: cannot %s the SANE helper %s: %m",
+                                  s->manager->config.sane_socket ? "reach" : "start",
+                                  s->manager->config.sane_socket ?: s->manager->config.sane_helper);
                 helper_stop(s);
                 return r;
         }

@@ -46,7 +46,7 @@ static int drop_capabilities(void) {
         return syscall(SYS_capset, &h, d) < 0 && errno != EPERM ? -errno : 0;
 }
 
-int sane_confine(const char **ret_step) {
+int sane_confine(bool daemon_child, const char **ret_step) {
         const struct {
                 int resource;
                 rlim_t value;
@@ -60,9 +60,9 @@ int sane_confine(const char **ret_step) {
         const char *step = "PR_SET_PDEATHSIG";
         int r = 0;
         /* First: a helper whose daemon died must not linger in a hung backend. */
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+        if (daemon_child && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
                 r = -errno;
-        else if (getppid() == 1) /* it died before the line above */
+        else if (daemon_child && getppid() == 1) /* it died before the line above */
                 r = -ESRCH;
         if (r >= 0) {
                 step = "dropping to nobody";

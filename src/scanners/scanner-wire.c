@@ -3,6 +3,8 @@
 #include "scanner-wire.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "macro.h"
@@ -56,5 +58,40 @@ int scanner_wire_parse_line(char *line, ScannerRecord *ret) {
                         if ((unsigned char) *c < 0x20)
                                 return -EBADMSG;
         *ret = rec;
+        return 0;
+}
+
+int scanner_request_format(char buf[static SCANNER_REQUEST_MAX], unsigned http_ms, unsigned total_ms) {
+        if (http_ms == 0 || total_ms == 0 || http_ms > SCANNER_TIMEOUT_MS_MAX || total_ms > SCANNER_TIMEOUT_MS_MAX)
+                return -EINVAL;
+        snprintf(buf, SCANNER_REQUEST_MAX, "list\t%u\t%u\n", http_ms, total_ms);
+        return 0;
+}
+
+/* A decimal number in 1..SCANNER_TIMEOUT_MS_MAX, digits only. */
+static int parse_ms(const char *s, const char *end, unsigned *ret) {
+        unsigned long v = 0;
+        if (s == end || end - s > 7)
+                return -EBADMSG;
+        for (const char *c = s; c < end; c++) {
+                if (*c < '0' || *c > '9')
+                        return -EBADMSG;
+                v = v * 10 + (unsigned) (*c - '0');
+        }
+        if (v == 0 || v > SCANNER_TIMEOUT_MS_MAX)
+                return -EBADMSG;
+        *ret = (unsigned) v;
+        return 0;
+}
+
+int scanner_request_parse(const char *line, unsigned *ret_http_ms, unsigned *ret_total_ms) {
+        unsigned http_ms, total_ms;
+        if (strncmp(line, "list\t", 5) != 0)
+                return -EBADMSG;
+        const char *a = line + 5, *tab = strchr(a, '\t');
+        if (!tab || parse_ms(a, tab, &http_ms) < 0 || parse_ms(tab + 1, tab + 1 + strlen(tab + 1), &total_ms) < 0)
+                return -EBADMSG;
+        *ret_http_ms = http_ms;
+        *ret_total_ms = total_ms;
         return 0;
 }

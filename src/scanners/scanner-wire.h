@@ -2,7 +2,10 @@
 /* Pure: the lines tinct-sane-list writes and tinctd reads (docs/scanners.md, "The
  * helper's output"). A record is a kind and its fields, separated by tabs; the writer
  * turns control characters in a field into spaces, the reader refuses a line with the
- * wrong number of fields, an unknown kind, or a field that is not UTF-8. No I/O. */
+ * wrong number of fields, an unknown kind, or a field that is not UTF-8. No I/O.
+ * Reached through its socket (tinct-sane-list --socket), the helper first reads the
+ * daemon's request, one line: "list", a tab, the time limit of one eSCL request in ms, a
+ * tab, the time limit of the whole listing in ms. */
 #pragma once
 
 typedef enum ScannerRecordKind {
@@ -18,6 +21,14 @@ typedef struct ScannerRecord {
         ScannerRecordKind kind;
         const char *field[SCANNER_RECORD_FIELDS_MAX]; /* point into the line */
 } ScannerRecord;
+
+#define SCANNER_REQUEST_MAX 64     /* the request line's bytes, newline included */
+#define SCANNER_TIMEOUT_MS_MAX 3600000u
+
+/* Writes the request line (with its newline) into buf; -EINVAL for a limit out of range. */
+int scanner_request_format(char buf[static SCANNER_REQUEST_MAX], unsigned http_ms, unsigned total_ms);
+/* Reads a request line (without its newline); -EBADMSG for anything else. */
+int scanner_request_parse(const char *line, unsigned *ret_http_ms, unsigned *ret_total_ms);
 
 /* Splits line (modified in place, no newline) into *ret; -EBADMSG for a bad line. */
 int scanner_wire_parse_line(char *line, ScannerRecord *ret);

@@ -213,8 +213,29 @@ static void test_wire(void) {
                 assert_se(scanner_wire_parse_line(bad[i], &r) == -EBADMSG);
 }
 
+/* The daemon's request on the helper's socket: what one writes the other reads, and
+ * nothing else passes. */
+static void test_request(void) {
+        char buf[SCANNER_REQUEST_MAX];
+        unsigned http_ms, total_ms;
+        assert_se(scanner_request_format(buf, 5000, 60000) == 0);
+        assert_streq(buf, "list\t5000\t60000\n");
+        buf[strlen(buf) - 1] = 0;
+        assert_se(scanner_request_parse(buf, &http_ms, &total_ms) == 0);
+        assert_se(http_ms == 5000 && total_ms == 60000);
+        assert_se(scanner_request_format(buf, 1, SCANNER_TIMEOUT_MS_MAX) == 0);
+        assert_se(scanner_request_format(buf, 0, 1) == -EINVAL);
+        assert_se(scanner_request_format(buf, 1, SCANNER_TIMEOUT_MS_MAX + 1) == -EINVAL);
+        const char *bad[] = { "", "list", "list\t", "list\t5\t", "list\t\t5", "list\t5\t6\t7", "list\t0\t5",
+                              "list\t5\t3600001", "list\t-5\t6", "list\t+5\t6", "list\t5 \t6", "list 5 6",
+                              "LIST\t5\t6", "list\t99999999999999999999\t6", "list\t5\t6\n" };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                assert_se(scanner_request_parse(bad[i], &http_ms, &total_ms) == -EBADMSG);
+}
+
 int main(void) {
         test_wire();
+        test_request();
         test_uuid();
         test_capabilities();
         test_http();

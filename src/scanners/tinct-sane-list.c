@@ -13,12 +13,18 @@
  *   escl  NAME UUID URL MAKE-AND-MODEL   an eSCL scanner that answered
  *   escl-error NAME URL REASON           an eSCL scanner that did not (or not sensibly)
  *   end                                  the listing is complete
- * It does not decide which devices tinct shows: that is the daemon's. */
+ * It does not decide which devices tinct shows: that is the daemon's.
+ *
+ * With --socket it is a service of its own (tinct-sane-list@.service, one per connection
+ * on tinct-sane-list.socket), not the daemon's child: stdin and stdout are the connection.
+ * It first reads the daemon's request line (scanner-wire.h) for its time limits, and ends
+ * itself (SIGALRM) when the whole listing takes longer, as the daemon cannot kill it. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
+#include <signal.h>
 #include <sane/sane.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -42,6 +48,7 @@
 #define RESPONSE_MAX (1024 * 1024) /* a ScannerCapabilities document is a few KiB */
 #define FIELD_MAX 1024
 #define DEFAULT_HTTP_TIMEOUT_MS 5000
+#define REQUEST_WAIT_MS 5000 /* the daemon writes its request as soon as it connects */
 
 static void print_field(const char *s) {
         putchar('\t');
@@ -261,10 +268,46 @@ static void list_escl(const char *sane_name, const char *config_name, const Airs
         print_record(SCANNER_RECORD_ESCL, (const char *[]) { sane_name, caps.uuid, dev->url, strempty(caps.make_and_model) });
 }
 
-static int parse_args(int argc, char **argv, int *ret_timeout_ms) {
+/* --socket: the daemon's request on stdin, one line; sets the time limits it names. */
+static int read_request(int *ret_timeout_ms) {
+        char line[SCANNER_REQUEST_MAX];
+        size_t len = 0;
+        long long deadline = now_ms() + REQUEST_WAIT_MS;
+        unsigned http_ms, total_ms;
+        for (;;) {
+                if (len == sizeof line)
+                        return -EBADMSG;
+                /* Byte by byte: a request is a few bytes, and nothing follows it. */
+                int r = wait_fd(STDIN_FILENO, POLLIN, deadline);
+                if (r < 0)
+                        return r;
+                ssize_t n = read(STDIN_FILENO, line + len, 1);
+                if (n == 0)
+                        return -EBADMSG;
+                if (n < 0 && errno != EINTR && errno != EAGAIN)
+                        return -errno;
+                if (n < 0)
+                        continue;
+                if (line[len] == '\n')
+                        break;
+                len++;
+        }
+        line[len] = 0;
+        if (scanner_request_parse(line, &http_ms, &total_ms) < 0)
+                return -EBADMSG;
+        *ret_timeout_ms = (int) http_ms;
+        /* The default action ends it; systemd's RuntimeMaxSec= is the unit's bound beside it. */
+        signal(SIGALRM, SIG_DFL);
+        alarm((total_ms + 999) / 1000);
+        return 0;
+}
+
+static int parse_args(int argc, char **argv, int *ret_timeout_ms, bool *ret_socket) {
         for (int i = 1; i < argc; i++) {
                 char *end;
-                if (streq(argv[i], "--http-timeout-ms") && i + 1 < argc) {
+                if (streq(argv[i], "--socket"))
+                        *ret_socket = true;
+                else if (streq(argv[i], "--http-timeout-ms") && i + 1 < argc) {
                         long v = strtol(argv[++i], &end, 10);
                         if (*end || v <= 0 || v > 600000)
                                 return -EINVAL;
@@ -277,19 +320,25 @@ static int parse_args(int argc, char **argv, int *ret_timeout_ms) {
 
 int main(int argc, char **argv) {
         int timeout_ms = DEFAULT_HTTP_TIMEOUT_MS;
+        bool socket_mode = false;
         const char *step;
         AirscanDevice *conf = NULL;
         size_t n_conf = 0;
         const SANE_Device **list;
         int r;
 
-        if (parse_args(argc, argv, &timeout_ms) < 0) {
-                fprintf(stderr, "usage: tinct-sane-list [--http-timeout-ms MS]\n");
+        if (parse_args(argc, argv, &timeout_ms, &socket_mode) < 0) {
+                fprintf(stderr, "usage: tinct-sane-list [--http-timeout-ms MS] [--socket]\n");
                 return 2;
         }
-        r = sane_confine(&step);
+        r = sane_confine(!socket_mode, &step);
         if (r < 0) {
                 fprintf(stderr, "tinct-sane-list: cannot confine itself (%s): %s\n", step, strerror(-r));
+                return 1;
+        }
+        if (socket_mode && (r = read_request(&timeout_ms)) < 0) {
+                fprintf(stderr, "tinct-sane-list: no valid request on the socket: %s\n",
+                        r == -EBADMSG ? "not a request line" : strerror(-r));
                 return 1;
         }
         if (read_airscan_config(&conf, &n_conf) < 0) {
