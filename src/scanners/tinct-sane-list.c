@@ -49,6 +49,7 @@
 #define FIELD_MAX 1024
 #define DEFAULT_HTTP_TIMEOUT_MS 5000
 #define REQUEST_WAIT_MS 5000 /* the daemon writes its request as soon as it connects */
+#define SOCKET_GRACE_SEC 5
 
 static void print_field(const char *s) {
         putchar('\t');
@@ -296,9 +297,11 @@ static int read_request(int *ret_timeout_ms) {
         if (scanner_request_parse(line, &http_ms, &total_ms) < 0)
                 return -EBADMSG;
         *ret_timeout_ms = (int) http_ms;
-        /* The default action ends it; systemd's RuntimeMaxSec= is the unit's bound beside it. */
+        /* The default action ends it; systemd's RuntimeMaxSec= is the unit's bound beside it.
+         * Later than the daemon's own limit, so that the daemon's timeout is the one that
+         * reports a hung backend, not a connection closed early. */
         signal(SIGALRM, SIG_DFL);
-        alarm((total_ms + 999) / 1000);
+        alarm((total_ms + 999) / 1000 + SOCKET_GRACE_SEC);
         return 0;
 }
 
