@@ -26,6 +26,9 @@ packages+=(libsane-dev sane-airscan)
 # layouts and references; tests/cli/test-profile-build-chart.py renders images with numpy
 # and compares with scanin + colprof.
 packages+=(libtiff-dev libpng-dev argyll-ref python3-numpy)
+# tinct-fetch's TLS (ipps printers, https profile URLs; docs/printers.md); openssl makes the
+# test's self-signed certificate (tests/compat/test-cups-print.py).
+packages+=(libgnutls28-dev openssl)
 # The printer tests (docs/printers.md): ippeveprinter as the printer, a private avahi-daemon
 # for its DNS-SD, cups-filters and cups for the everywhere queue's filters.
 packages+=(cups-ipp-utils avahi-daemon cups-filters cups)

@@ -7,8 +7,8 @@
  * address only: a profile URL on another host, a redirect, a wrong content type, a 404 or
  * a stream over the size cap is a problem line in the reply, never a second request
  * elsewhere. Every exchange has a deadline; SIGALRM ends the whole run as a backstop. It
- * does not parse ICC bytes: the daemon hands them to tinct-parse. No TLS: ipps and https
- * URLs are reported, not fetched. */
+ * does not parse ICC bytes: the daemon hands them to tinct-parse. ipps printers and https
+ * profile URLs go over TLS (fetch-tls.h: any certificate, the same host only). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "confine.h"
+#include "fetch-tls.h"
 #include "fetch-wire.h"
 #include "http-wire.h"
 #include "icc-info.h"
@@ -42,6 +43,7 @@ typedef struct Url {
 
 typedef struct Printer {
         Url url;
+        FetchTlsCreds *tls;      /* made before confinement */
         struct sockaddr_storage addr;
         socklen_t addr_len;
         char numeric[INET6_ADDRSTRLEN];
@@ -68,7 +70,7 @@ static int parse_url(const char *s, Url *ret) {
                 return -EINVAL;
         memcpy(u.host, p, n);
         p = host_end + (*host_end == ']');
-        u.port = streq(u.scheme, "http") ? 80 : 631;
+        u.port = streq(u.scheme, "http") ? 80 : streq(u.scheme, "https") ? 443 : 631;
         if (*p == ':') {
                 char *end;
                 long port = strtol(p + 1, &end, 10);
@@ -106,42 +108,114 @@ static int wait_fd(int fd, short events, int64_t deadline) {
         }
 }
 
-/* One HTTP exchange with the printer's address on port; the response is kept in *ret_buf
- * (caller frees), its head in *ret_head and its body in *ret_body and *ret_len. */
-static int exchange(const Printer *pr, uint16_t port, const uint8_t *req, size_t req_len, size_t cap,
-                    HttpHead *ret_head, uint8_t **ret_buf, const uint8_t **ret_body, size_t *ret_len,
-                    uint8_t **ret_owned) {
-        int64_t deadline = now_ms() + EXCHANGE_TIMEOUT_MS;
+static bool url_tls(const Url *u) {
+        return streq(u->scheme, "https") || streq(u->scheme, "ipps");
+}
+
+/* One connection to the printer, plain or TLS; each call waits until the deadline. */
+typedef struct Conn {
+        int fd;
+        FetchTls *tls;
+        int64_t deadline;
+} Conn;
+
+static void conn_done(Conn *c) {
+        c->tls = fetch_tls_free(c->tls);
+        closep(&c->fd);
+}
+
+static int conn_open(Conn *c, const Printer *pr, const Url *url) {
         struct sockaddr_storage addr = pr->addr;
         if (addr.ss_family == AF_INET)
-                ((struct sockaddr_in *) &addr)->sin_port = htons(port);
+                ((struct sockaddr_in *) &addr)->sin_port = htons(url->port);
         else
-                ((struct sockaddr_in6 *) &addr)->sin6_port = htons(port);
-        _cleanup_close_ int fd = socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        if (fd < 0)
+                ((struct sockaddr_in6 *) &addr)->sin6_port = htons(url->port);
+        c->fd = socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (c->fd < 0)
                 return -errno;
-        if (connect(fd, (struct sockaddr *) &addr, pr->addr_len) < 0) {
+        if (connect(c->fd, (struct sockaddr *) &addr, pr->addr_len) < 0) {
                 if (errno != EINPROGRESS)
                         return -errno;
-                int r = wait_fd(fd, POLLOUT, deadline);
+                int r = wait_fd(c->fd, POLLOUT, c->deadline);
                 if (r < 0)
                         return r;
                 int err = 0;
                 socklen_t len = sizeof err;
-                if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+                if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
                         return -errno;
                 if (err)
                         return -err;
         }
-        for (size_t done = 0; done < req_len;) {
-                int r = wait_fd(fd, POLLOUT, deadline);
+        if (!url_tls(url))
+                return 0;
+        int r = fetch_tls_new(pr->tls, c->fd, url->host, &c->tls);
+        if (r < 0)
+                return r;
+        while ((r = fetch_tls_handshake(c->tls)) == -EAGAIN) {
+                r = wait_fd(c->fd, fetch_tls_wants(c->tls), c->deadline);
                 if (r < 0)
                         return r;
-                ssize_t n = send(fd, req + done, req_len - done, MSG_NOSIGNAL);
-                if (n < 0 && errno != EAGAIN && errno != EINTR)
-                        return -errno;
-                if (n > 0)
-                        done += (size_t) n;
+        }
+        return r;
+}
+
+static int conn_send(Conn *c, const uint8_t *p, size_t n) {
+        for (size_t done = 0; done < n;) {
+                ssize_t k;
+                if (c->tls) {
+                        k = fetch_tls_send(c->tls, p + done, n - done);
+                        if (k == -EAGAIN) {
+                                int r = wait_fd(c->fd, fetch_tls_wants(c->tls), c->deadline);
+                                if (r < 0)
+                                        return r;
+                                continue;
+                        }
+                        if (k < 0)
+                                return (int) k;
+                } else {
+                        int r = wait_fd(c->fd, POLLOUT, c->deadline);
+                        if (r < 0)
+                                return r;
+                        k = send(c->fd, p + done, n - done, MSG_NOSIGNAL);
+                        if (k < 0 && errno != EAGAIN && errno != EINTR)
+                                return -errno;
+                }
+                if (k > 0)
+                        done += (size_t) k;
+        }
+        return 0;
+}
+
+/* Some bytes, 0 at the end of the stream, or -errno. */
+static ssize_t conn_recv(Conn *c, uint8_t *p, size_t n) {
+        for (;;) {
+                if (c->tls && fetch_tls_pending(c->tls))
+                        return fetch_tls_recv(c->tls, p, n);
+                int r = wait_fd(c->fd, c->tls ? fetch_tls_wants(c->tls) : POLLIN, c->deadline);
+                if (r < 0)
+                        return r;
+                ssize_t k = c->tls ? fetch_tls_recv(c->tls, p, n) : recv(c->fd, p, n, 0);
+                if (!c->tls && k < 0)
+                        k = errno == EAGAIN || errno == EINTR ? -EAGAIN : -errno;
+                if (k != -EAGAIN)
+                        return k;
+        }
+}
+
+/* One HTTP exchange with the printer's address on url's port (over TLS for https and
+ * ipps); the response is kept in *ret_buf (caller frees), its head in *ret_head and its
+ * body in *ret_body and *ret_len. A TLS failure is -EPROTO with *ret_tls_error saying why. */
+static int exchange(const Printer *pr, const Url *url, const uint8_t *req, size_t req_len, size_t cap,
+                    HttpHead *ret_head, uint8_t **ret_buf, const uint8_t **ret_body, size_t *ret_len,
+                    uint8_t **ret_owned, const char **ret_tls_error) {
+        _cleanup_(conn_done) Conn c = { .fd = -1, .deadline = now_ms() + EXCHANGE_TIMEOUT_MS };
+        int r = conn_open(&c, pr, url);
+        if (r >= 0)
+                r = conn_send(&c, req, req_len);
+        if (r < 0) {
+                if (r == -EPROTO)
+                        *ret_tls_error = fetch_tls_error(c.tls);
+                return r;
         }
         _cleanup_free_ uint8_t *buf = NULL;
         size_t len = 0, size = 0;
@@ -158,14 +232,11 @@ static int exchange(const Printer *pr, uint16_t port, const uint8_t *req, size_t
                         buf = grown;
                         size = grown_size;
                 }
-                int r = wait_fd(fd, POLLIN, deadline);
-                if (r < 0)
-                        return r;
-                ssize_t n = recv(fd, buf + len, size - len, 0);
+                ssize_t n = conn_recv(&c, buf + len, size - len);
                 if (n < 0) {
-                        if (errno == EAGAIN || errno == EINTR)
-                                continue;
-                        return -errno;
+                        if (n == -EPROTO)
+                                *ret_tls_error = fetch_tls_error(c.tls);
+                        return (int) n;
                 }
                 len += (size_t) n;
                 if (!have_head) {
@@ -204,19 +275,21 @@ static void problem(FetchWriter *w, const char *fmt, ...) {
         fetch_write_string(w, FETCH_PROBLEM, line);
 }
 
-static const char *describe(int r) {
+/* tls_error: GnuTLS's reason for -EPROTO. */
+static const char *describe(int r, const char *tls_error) {
         switch (r) {
         case -ETIMEDOUT: return "no answer in time";
         case -EFBIG: return "more bytes than the cap";
         case -EBADMSG: return "not HTTP";
+        case -EPROTO: return tls_error;
         default: return strerror(-r);
         }
 }
 
 static void fetch_profile(FetchWriter *w, const Printer *pr, const char *name, const char *url_str, size_t *budget) {
         Url url;
-        if (parse_url(url_str, &url) < 0 || !streq(url.scheme, "http")) {
-                problem(w, "profile %s: %s is not an http URL tinct can fetch (no TLS); skipped", name, url_str);
+        if (parse_url(url_str, &url) < 0 || (!streq(url.scheme, "http") && !streq(url.scheme, "https"))) {
+                problem(w, "profile %s: %s is not an http or https URL; skipped", name, url_str);
                 return;
         }
         if (!streq(url.host, pr->url.host) && !streq(url.host, pr->numeric)) {
@@ -228,11 +301,13 @@ static void fetch_profile(FetchWriter *w, const Printer *pr, const char *name, c
         const uint8_t *body;
         HttpHead head;
         size_t cap = *budget < ICC_MAX_FILE_SIZE ? *budget : ICC_MAX_FILE_SIZE;
+        const char *tls_error = NULL;
         int r = http_build_request("GET", url.host, url.path, NULL, NULL, 0, &req, &req_len);
         if (r >= 0)
-                r = exchange(pr, url.port, req, req_len, cap, &head, &buf, &body, &len, &owned);
+                r = exchange(pr, &url, req, req_len, cap, &head, &buf, &body, &len, &owned, &tls_error);
         if (r < 0) {
-                problem(w, "profile %s from %s: %s", name, url_str, describe(r));
+                problem(w, "profile %s from %s: %s%s", name, url_str, r == -EPROTO ? "TLS: " : "",
+                        describe(r, tls_error));
                 return;
         }
         if (head.status >= 300 && head.status < 400) {
@@ -267,15 +342,18 @@ static void ask_printer(FetchWriter *w, const Printer *pr, const char *uri) {
         size_t ipp_len, req_len, len;
         const uint8_t *body;
         HttpHead head;
+        const char *tls_error = NULL;
         int r = ipp_build_request(IPP_OP_GET_PRINTER_ATTRIBUTES, 1, uri, requested, &ipp, &ipp_len);
         if (r >= 0)
                 r = http_build_request("POST", pr->url.host, pr->url.path, "application/ipp", ipp, ipp_len, &req,
                                        &req_len);
         if (r >= 0)
-                r = exchange(pr, pr->url.port, req, req_len, IPP_REPLY_CAP, &head, &buf, &body, &len, &owned);
+                r = exchange(pr, &pr->url, req, req_len, IPP_REPLY_CAP, &head, &buf, &body, &len, &owned,
+                             &tls_error);
         if (r < 0)
                 {
-                        problem(w, "Get-Printer-Attributes: %s", describe(r));
+                        problem(w, "Get-Printer-Attributes: %s%s", r == -EPROTO ? "TLS: " : "",
+                                describe(r, tls_error));
                         return;
                 }
         if (head.status != 200)
@@ -380,8 +458,8 @@ int main(void) {
                 return 2;
         }
         int r = parse_url(uri, &pr.url);
-        if (r < 0 || !streq(pr.url.scheme, "ipp")) {
-                problem(&w, "%s: not an ipp:// printer URI tinct can ask (no TLS); vendor profiles not fetched", uri);
+        if (r < 0 || (!streq(pr.url.scheme, "ipp") && !streq(pr.url.scheme, "ipps"))) {
+                problem(&w, "%s: not an ipp:// or ipps:// printer URI; vendor profiles not fetched", uri);
         } else {
                 struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *ai = NULL;
                 r = getaddrinfo(pr.url.host, NULL, &hints, &ai);
@@ -397,10 +475,17 @@ int main(void) {
                 if (ai)
                         freeaddrinfo(ai);
         }
+        /* GnuTLS reads its configuration here, before the filter forbids files. */
+        r = fetch_tls_creds_new(&pr.tls);
+        if (r < 0) {
+                fprintf(stderr, "tinct-fetch: cannot set up TLS: %s\n", strerror(-r));
+                return 1;
+        }
         const char *step = NULL;
         r = confine_fetch_process(&step);
         if (r < 0) {
                 fprintf(stderr, "tinct-fetch: cannot confine itself (%s): %s\n", step, strerror(-r));
+                fetch_tls_creds_free(pr.tls);
                 return 1;
         }
         if (pr.addr_len > 0)
@@ -409,5 +494,6 @@ int main(void) {
         if (r >= 0)
                 r = write_all(STDOUT_FILENO, w.buf, w.len);
         fetch_writer_done(&w);
+        fetch_tls_creds_free(pr.tls);
         return r < 0 ? 1 : 0;
 }

@@ -5,7 +5,10 @@
 ippeveprinter (Debian's cups-ipp-utils) is the printer on this machine: it advertises a
 printer-uuid and, through its -a attribute file, printer-icc-profiles whose URLs a small
 HTTP server of this test serves on loopback: two good profiles and five that lie (wrong
-content type, garbage, an endless stream, a redirect elsewhere, a 404). It needs DNS-SD: a
+content type, garbage, an endless stream, a redirect elsewhere, a 404); and the same server
+over TLS (https, a self-signed certificate the test makes with openssl, as printers have):
+one good profile, and two lies (an https URL whose server does not speak TLS, an https URL
+on another host). It needs DNS-SD: a
 private avahi-daemon on the test's private system bus (allow-interfaces=lo, in a private
 mount namespace for its pid file). Debian's cupsd makes the queue with lpadmin -m
 everywhere; tinctd follows it, has tinct-fetch (--fetch-helper) ask the printer, and
@@ -23,6 +26,7 @@ import os
 import re
 import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -37,7 +41,9 @@ UUID = "0d7f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
 GLOSSY = "colord-tests--ibm-t61.icc"
 PLAIN = "colord-data--Bluish.icc"
 CHOSEN = "colord-data--AdobeRGB1998.icc"
+MATTE = "colord-data--sRGB.icc"
 LIES = ("wrong-type", "garbage", "endless", "redirect", "missing")
+TLS_LIES = ("tls-garbage", "tls-elsewhere")
 
 
 def free_port():
@@ -73,7 +79,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self):
         name = self.path.strip("/")
-        if name in ("glossy.icc", "plain.icc"):
+        if name in ("glossy.icc", "plain.icc", "matte.icc"):
             self._send(200, "application/vnd.iccprofile", self.files[name])
         elif name == "wrong-type.icc":
             self._send(200, "text/html", self.files["glossy.icc"])
@@ -96,6 +102,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 pass
         else:
             self._send(404, "text/plain", b"not here")
+
+
+def https_server(tmp):
+    """The printer's profiles over TLS, with a self-signed certificate made here."""
+    key, cert = os.path.join(tmp, "printer-key.pem"), os.path.join(tmp, "printer-cert.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                    "-days", "2", "-subj", "/CN=printer.invalid"], check=True, capture_output=True)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    server.socket = ctx.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
 
 
 class Avahi:
@@ -141,13 +160,18 @@ class Avahi:
 class Printer:
     """ippeveprinter with the profiles of the attribute file."""
 
-    def __init__(self, env, http_port):
+    def __init__(self, env, http_port, https_port):
         self.port = free_port()
         self.spool = os.path.join(env.tmp, "ippeve-spool")
         os.mkdir(self.spool)
         attrs = os.path.join(env.tmp, "ippeve-attrs")
-        entries = [("photographic-glossy", "glossy.icc"), ("stationery", "plain.icc")] + \
-                  [(lie, lie + ".icc") for lie in LIES]
+        http = "http://127.0.0.1:%d/" % http_port
+        entries = [("photographic-glossy", http + "glossy.icc"), ("stationery", http + "plain.icc"),
+                   ("photographic-matte", "https://127.0.0.1:%d/matte.icc" % https_port),
+                   # TLS to a server that speaks plain HTTP; TLS to a host not the printer's.
+                   ("tls-garbage", "https://127.0.0.1:%d/garbage.icc" % http_port),
+                   ("tls-elsewhere", "https://192.0.2.1:%d/matte.icc" % https_port)] + \
+                  [(lie, http + lie + ".icc") for lie in LIES]
         with open(attrs, "w") as f:
             f.write("ATTR uri printer-uuid urn:uuid:%s\n" % UUID)
             # Raster only: a printer that took PDF would get the job without a raster filter
@@ -173,8 +197,8 @@ class Printer:
                          'text printer-make-and-model "Tinct Everywhere"'):
                 f.write("ATTR " + line + "\n")
             f.write("ATTR collection printer-icc-profiles " + ",".join(
-                '{ MEMBER name profile-name "%s" MEMBER uri profile-url "http://127.0.0.1:%d/%s" }'
-                % (name, http_port, path) for name, path in entries) + "\n")
+                '{ MEMBER name profile-name "%s" MEMBER uri profile-url "%s" }' % (name, url)
+                for name, url in entries) + "\n")
         self.proc = subprocess.Popen(
             ["ippeveprinter", "-a", attrs, "-n", "localhost", "-p", str(self.port), "-k", "-d", self.spool,
              "Tinct Everywhere"],
@@ -222,23 +246,27 @@ def driverless_printer():
     check(fetch and os.access(fetch, os.X_OK), "TINCT_FETCH names tinct-fetch")
     with compat.TinctEnv(polkit="allow", profiles=[compat.icc(CHOSEN)], extra_args=["--fetch-helper", fetch]) as env:
         Handler.files = {"glossy.icc": open(compat.icc(GLOSSY), "rb").read(),
-                         "plain.icc": open(compat.icc(PLAIN), "rb").read()}
+                         "plain.icc": open(compat.icc(PLAIN), "rb").read(),
+                         "matte.icc": open(compat.icc(MATTE), "rb").read()}
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=server.serve_forever, daemon=True).start()
+        tls_server = https_server(env.tmp)
         conn = compat.connect(env)
         signals = Signals(conn)
         avahi = printer = cupsd = None
         try:
             avahi = Avahi(env)
-            printer = Printer(env, server.server_address[1])
+            printer = Printer(env, server.server_address[1], tls_server.server_address[1])
             cupsd = Cupsd(env, os.path.join(env.tmp, "cups"),
                           conf_lines=["SetEnv DBUS_SYSTEM_BUS_ADDRESS " + env.address])
             cupsd.lp("lpadmin", "-p", "Photo", "-E", "-v", printer.uri, "-m", "everywhere")
             signals.wait("DeviceAdded", dev("Photo"))
             glossy_path = compat.MANAGER_PATH + "/profiles/" + compat.escape_id(vendor_id("photographic-glossy"))
             plain_path = compat.MANAGER_PATH + "/profiles/" + compat.escape_id(vendor_id("stationery"))
+            matte_path = compat.MANAGER_PATH + "/profiles/" + compat.escape_id(vendor_id("photographic-matte"))
             signals.wait("ProfileAdded", glossy_path)
             signals.wait("ProfileAdded", plain_path)
+            signals.wait("ProfileAdded", matte_path)
 
             def device_has(device, path):
                 signals.drain()
@@ -253,16 +281,30 @@ def driverless_printer():
                      "the plain paper profile's qualifier")
             fname = prop(conn, glossy_path, compat.IFACE_PROFILE, "Filename")
             check_eq(open(fname, "rb").read(), Handler.files["glossy.icc"], "its file holds the printer's bytes")
+            wait_until("the https profile on cups-Photo", lambda: device_has(dev("Photo"), matte_path))
+            fname = prop(conn, matte_path, compat.IFACE_PROFILE, "Filename")
+            check(open(fname, "rb").read() == Handler.files["matte.icc"],
+                  "the profile fetched over https (a self-signed certificate) holds the printer's bytes")
             # What cups-filters asks for a queue set to glossy paper, and to plain paper.
             check_eq(lookup(conn, dev("Photo"), "RGB.PhotographicGlossy.600dpi"), glossy_path,
                      "RGB.PhotographicGlossy.600dpi reaches the glossy profile")
             check_eq(lookup(conn, dev("Photo"), "RGB.Stationery.300dpi"), plain_path,
                      "RGB.Stationery.300dpi reaches the plain paper profile")
             # Every lie cost only itself.
-            for lie in LIES:
+            for lie in LIES + TLS_LIES:
                 compat.expect_dbus_error(lambda lie=lie: profile_path_of(conn, vendor_id(lie)),
                                          compat.IFACE_MANAGER + ".NotFound", "no profile from the lie '%s'" % lie)
             check(env.daemon_alive(), "daemon alive after the lies")
+            # The printer over ipps (ippeveprinter answers TLS on its port with a certificate of
+            # its own): Get-Printer-Attributes over TLS gives the queue the printer's identity.
+            cupsd.lp("lpadmin", "-p", "Secure", "-E", "-v", printer.uri.replace("ipp://", "ipps://"), "-m", "raw")
+            signals.wait("DeviceAdded", dev("Secure"))
+            wait_until("the identity of cups-Secure, asked over ipps",
+                       lambda: prop(conn, dev("Secure"), compat.IFACE_DEVICE, "Metadata").get("PRINTER_uuid") == UUID)
+            check(matte_path in prop(conn, dev("Secure"), compat.IFACE_DEVICE, "Profiles"),
+                  "the ipps queue has the printer's vendor profiles")
+            cupsd.lp("lpadmin", "-x", "Secure")
+            signals.wait("DeviceRemoved", dev("Secure"))
 
             ppd = ""
             for d, _dirs, names in os.walk(cupsd.root):
@@ -292,10 +334,11 @@ def driverless_printer():
                 if p:
                     p.stop()
             server.shutdown()
+            tls_server.shutdown()
 
 
 if __name__ == "__main__":
-    for tool in ("cupsd", "lpadmin", "ippeveprinter", "avahi-daemon", "unshare"):
+    for tool in ("cupsd", "lpadmin", "ippeveprinter", "avahi-daemon", "unshare", "openssl"):
         if not shutil.which(tool):
             print("%s not installed (scripts/install-deps.sh installs it): skipping" % tool)
             sys.exit(77)
