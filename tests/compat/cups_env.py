@@ -2,7 +2,8 @@
 """A private cupsd for the printer tests, and the manager's signals recorded for waiting.
 
 cupsd runs in the foreground with everything under one directory of the test, listening on a
-unix socket only, with DBUS_SYSTEM_BUS_ADDRESS on the test's private bus. The harness points
+unix socket only, with DBUS_SYSTEM_BUS_ADDRESS on the test's private bus (its own, and, through
+SetEnv, its filters' and backends'). The harness points
 tinctd's CUPS_SERVER at <tmp>/cups/cups.sock, so a Cupsd rooted at <tmp>/cups is the one the
 daemon follows."""
 
@@ -23,11 +24,18 @@ class Cupsd:
         self.sock = os.path.join(root_dir, "cups.sock")
         for d in ("spool", "tmp", "cache", "state"):
             os.makedirs(os.path.join(root_dir, d), exist_ok=True)
+        # Filters and backends run as cupsd's User (lp), with TMPDIR=TempDir: without a
+        # world-writable TempDir gstoraster stops every job with "Can't create temporary file".
+        os.chmod(os.path.join(root_dir, "tmp"), 0o1777)
         with open(os.path.join(root_dir, "cups-files.conf"), "w") as f:
             f.write("ServerRoot {r}\nRequestRoot {r}/spool\nTempDir {r}/tmp\nCacheDir {r}/cache\n"
                     "StateDir {r}/state\nServerBin /usr/lib/cups\nDataDir /usr/share/cups\n"
                     "ErrorLog {r}/error_log\nAccessLog {r}/access_log\nPageLog {r}/page_log\n"
-                    "FileDevice Yes\nSystemGroup root\nSandboxing Relaxed\n".format(r=root_dir))
+                    "FileDevice Yes\nSystemGroup root\nSandboxing Relaxed\n".format(r=root_dir) +
+                    # cupsd gives its filters and backends a fresh environment: without this
+                    # (a cups-files.conf directive, ignored in cupsd.conf) a print filter would ask
+                    # the machine's system bus for its colord profile, not the test's.
+                    "SetEnv DBUS_SYSTEM_BUS_ADDRESS %s\n" % env.address)
         with open(os.path.join(root_dir, "cupsd.conf"), "w") as f:
             f.write("Listen %s\nLogLevel debug\nBrowsing No\nDirtyCleanInterval 0\n" % self.sock +
                     "".join(line + "\n" for line in conf_lines) +
