@@ -16,6 +16,15 @@ import compat
 DEADLINE_S = 120  # a guard against a hang, not a timing expectation
 
 
+def wait_until(what, predicate):
+    """Polls a real condition, bounded by the deadline (no fixed sleep)."""
+    deadline = time.monotonic() + DEADLINE_S
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting for " + what)
+        time.sleep(0.05)
+
+
 class Cupsd:
     """cupsd in the foreground with everything under root_dir."""
 
@@ -37,7 +46,8 @@ class Cupsd:
                     # the machine's system bus for its colord profile, not the test's.
                     "SetEnv DBUS_SYSTEM_BUS_ADDRESS %s\n" % env.address)
         with open(os.path.join(root_dir, "cupsd.conf"), "w") as f:
-            f.write("Listen %s\nLogLevel debug\nBrowsing No\nDirtyCleanInterval 0\n" % self.sock +
+            # AccessLogLevel all: every request is a line of access_log (requests()).
+            f.write("Listen %s\nLogLevel debug\nAccessLogLevel all\nBrowsing No\nDirtyCleanInterval 0\n" % self.sock +
                     "".join(line + "\n" for line in conf_lines) +
                     "<Location />\n  Order allow,deny\n  Allow all\n</Location>\n")
         self.env = env._env()
@@ -53,6 +63,15 @@ class Cupsd:
                 return f.read()[-4000:]
         except OSError:
             return "(no error_log)"
+
+    def requests(self):
+        """The IPP operations cupsd answered, in order, from its access_log (one line each:
+        '... "POST / HTTP/1.1" 200 187 CUPS-Get-Printers successful-ok')."""
+        try:
+            with open(os.path.join(self.root, "access_log")) as f:
+                return [line.split()[-2] for line in f if line.count('"') >= 2 and len(line.split()) >= 2]
+        except OSError:
+            return []
 
     def _wait_ready(self):
         # Ready when the scheduler answers on its socket (lpstat -r asks it).

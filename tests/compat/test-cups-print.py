@@ -42,12 +42,11 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compat  # noqa: E402
 from compat import check, check_eq, test  # noqa: E402
-from cups_env import DEADLINE_S, Cupsd, Signals, prop  # noqa: E402
+from cups_env import DEADLINE_S, Cupsd, Signals, prop, wait_until  # noqa: E402
 
 UUID = "0d7f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
 GLOSSY = "colord-data--Bluish.icc"
@@ -62,15 +61,6 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def wait_until(what, predicate):
-    """Polls a real condition, bounded by the deadline (no fixed sleep)."""
-    deadline = time.monotonic() + DEADLINE_S
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for " + what)
-        time.sleep(0.05)
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
