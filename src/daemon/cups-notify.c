@@ -2,10 +2,13 @@
 /* cupsd's D-Bus notifier (see cups-notify.h). */
 #include "cups-notify.h"
 
+#include <assert.h>
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cups-source.h"
 #include "log.h"
@@ -16,8 +19,6 @@
 #define NOTIFIER_INTERFACE "org.cups.cupsd.Notifier"
 /* Server-wide subscriptions name the server itself. */
 #define SERVER_URI "ipp://localhost/"
-/* cupsd lets only the owner (or an admin) renew: the same name every time. */
-#define USER_NAME "tinctd"
 /* After a refused subscription, the next try waits this long (polling goes on meanwhile). */
 #define RETRY_SEC 60
 
@@ -25,6 +26,10 @@ struct CupsNotify {
         sd_event *event;
         const CupsServer *server;
         char server_name[128];
+        /* cupsd lets only the owner (or an admin) renew a subscription, and on its socket it
+         * knows the caller by uid: the owner is named as that uid's user. */
+        char user[256];
+        int32_t lease_sec;
         CupsNotifyPoke poke;
         void *userdata;
         sd_bus_slot *match;
@@ -66,13 +71,20 @@ static int on_signal(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
 }
 
 int cups_notify_new(sd_event *event, sd_bus *bus, const CupsServer *server, const char *server_name,
-                    CupsNotifyPoke poke, void *userdata, CupsNotify **ret) {
+                    int32_t lease_sec, CupsNotifyPoke poke, void *userdata, CupsNotify **ret) {
+        assert(lease_sec > 0);
         CupsNotify *n = calloc(1, sizeof *n);
         if (!n)
                 return -ENOMEM;
         n->event = event;
         n->server = server;
         snprintf(n->server_name, sizeof n->server_name, "%s", server_name);
+        struct passwd pw, *res = NULL;
+        char buf[4096];
+        if (getpwuid_r(geteuid(), &pw, buf, sizeof buf, &res) != 0 || !res)
+                res = NULL;
+        snprintf(n->user, sizeof n->user, "%s", res ? pw.pw_name : "tinctd");
+        n->lease_sec = lease_sec;
         n->poke = poke;
         n->userdata = userdata;
         if (bus) {
@@ -102,10 +114,13 @@ static void lost(CupsNotify *n, int error, const IppMessage *msg, const char *wh
                                   "its queues every %d s", what, n->server_name, msg ? msg->status : 0,
                                   CUPS_POLL_SEC);
         n->last_error = error;
+        bool was = n->id > 0;
         n->id = 0;
         (void) sd_event_source_set_enabled(n->renew, SD_EVENT_OFF);
         (void) sd_event_now(n->event, CLOCK_MONOTONIC, &now_usec);
         n->retry_after = now_usec + RETRY_SEC * 1000000ULL;
+        if (was)
+                n->poke(n->userdata); /* its listing picks the fast period again */
 }
 
 static int on_renew_timer(sd_event_source *s, uint64_t usec, void *userdata);
@@ -115,9 +130,9 @@ static void subscribed(CupsNotify *n, int32_t id) {
                 log_info("cupsd at %s notifies queue changes over D-Bus (subscription %d)", n->server_name, id);
         n->id = id;
         n->last_error = 0;
-        int r = n->renew ? sd_event_source_set_time_relative(n->renew, CUPS_LEASE_SEC / 2 * 1000000ULL)
-                         : sd_event_add_time_relative(n->event, &n->renew, CLOCK_MONOTONIC,
-                                                      CUPS_LEASE_SEC / 2 * 1000000ULL, 0, on_renew_timer, n);
+        uint64_t half = (uint64_t) n->lease_sec * 1000000ULL / 2;
+        int r = n->renew ? sd_event_source_set_time_relative(n->renew, half)
+                         : sd_event_add_time_relative(n->event, &n->renew, CLOCK_MONOTONIC, half, 0, on_renew_timer, n);
         if (r >= 0)
                 r = sd_event_source_set_enabled(n->renew, SD_EVENT_ONESHOT);
         if (r < 0) {
@@ -156,13 +171,13 @@ static void on_created(IppCall *call, int error, IppMessage *msg, void *userdata
 }
 
 static void subscribe(CupsNotify *n) {
-        static const IppRequestAttr attrs[] = {
-                { IPP_TAG_OPERATION, IPP_TAG_NAME, "requesting-user-name", USER_NAME, 0 },
+        const IppRequestAttr attrs[] = {
+                { IPP_TAG_OPERATION, IPP_TAG_NAME, "requesting-user-name", n->user, 0 },
                 { IPP_TAG_SUBSCRIPTION, IPP_TAG_URI, "notify-recipient-uri", "dbus://", 0 },
                 { IPP_TAG_SUBSCRIPTION, IPP_TAG_KEYWORD, "notify-events", "printer-added", 0 },
                 { IPP_TAG_SUBSCRIPTION, IPP_TAG_KEYWORD, NULL, "printer-deleted", 0 },
                 { IPP_TAG_SUBSCRIPTION, IPP_TAG_KEYWORD, NULL, "printer-modified", 0 },
-                { IPP_TAG_SUBSCRIPTION, IPP_TAG_INTEGER, "notify-lease-duration", NULL, CUPS_LEASE_SEC },
+                { IPP_TAG_SUBSCRIPTION, IPP_TAG_INTEGER, "notify-lease-duration", NULL, n->lease_sec },
         };
         int r = ipp_call_start(n->event, n->server, IPP_OP_CREATE_PRINTER_SUBSCRIPTIONS, SERVER_URI, NULL, attrs,
                                ELEMENTSOF(attrs), CUPS_CALL_TIMEOUT_SEC * 1000000ULL, on_created, n, &n->call);
@@ -192,9 +207,9 @@ static int on_renew_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         if (n->call || n->id <= 0)
                 return 0;
         const IppRequestAttr attrs[] = {
-                { IPP_TAG_OPERATION, IPP_TAG_NAME, "requesting-user-name", USER_NAME, 0 },
+                { IPP_TAG_OPERATION, IPP_TAG_NAME, "requesting-user-name", n->user, 0 },
                 { IPP_TAG_OPERATION, IPP_TAG_INTEGER, "notify-subscription-id", NULL, n->id },
-                { IPP_TAG_OPERATION, IPP_TAG_INTEGER, "notify-lease-duration", NULL, CUPS_LEASE_SEC },
+                { IPP_TAG_OPERATION, IPP_TAG_INTEGER, "notify-lease-duration", NULL, n->lease_sec },
         };
         int r = ipp_call_start(n->event, n->server, IPP_OP_RENEW_SUBSCRIPTION, SERVER_URI, NULL, attrs,
                                ELEMENTSOF(attrs), CUPS_CALL_TIMEOUT_SEC * 1000000ULL, on_renewed, n, &n->call);

@@ -14,16 +14,17 @@
 
 #include "cups-ipp.h"
 
-#define CUPS_LEASE_SEC 3600
+#define CUPS_LEASE_SEC 3600 /* the default of --cups-lease */
 
 typedef struct CupsNotify CupsNotify;
 /* A signal came: list the queues again. */
 typedef void (*CupsNotifyPoke)(void *userdata);
 
 /* Watches the signals on bus (when not NULL); subscribes with cupsd at server (which must
- * outlive it) from the first cups_notify_cupsd_answers(true) on. */
+ * outlive it) from the first cups_notify_cupsd_answers(true) on, for lease_sec (renewed at
+ * half). */
 int cups_notify_new(sd_event *event, sd_bus *bus, const CupsServer *server, const char *server_name,
-                    CupsNotifyPoke poke, void *userdata, CupsNotify **ret);
+                    int32_t lease_sec, CupsNotifyPoke poke, void *userdata, CupsNotify **ret);
 CupsNotify *cups_notify_free(CupsNotify *n);
 
 /* After each listing: whether cupsd answered. */

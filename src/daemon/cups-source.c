@@ -678,7 +678,9 @@ int cups_discovery_start(Manager *m) {
                 return log_oom();
         }
         m->cups_watch = w;
-        r = cups_notify_new(m->event, m->bus, &w->server, w->server_name, on_poke, w, &w->notify);
+        r = cups_notify_new(m->event, m->bus, &w->server, w->server_name,
+                            (int32_t) ((m->config.cups_lease_usec ?: CUPS_LEASE_SEC * 1000000ULL) / 1000000ULL) ?: 1,
+                            on_poke, w, &w->notify);
         if (r < 0)
                 log_warning_errno(r, "Cannot watch cupsd's D-Bus notifier: %m; listing its queues every %d s",
                                   CUPS_POLL_SEC);

@@ -65,11 +65,12 @@ class Cupsd:
             return "(no error_log)"
 
     def requests(self):
-        """The IPP operations cupsd answered, in order, from its access_log (one line each:
-        '... "POST / HTTP/1.1" 200 187 CUPS-Get-Printers successful-ok')."""
+        """The IPP operations cupsd answered, in order, as (operation, status) from its
+        access_log (one line each: '... "POST / HTTP/1.1" 200 187 CUPS-Get-Printers
+        successful-ok'). cupsd writes a line once it has sent the answer."""
         try:
             with open(os.path.join(self.root, "access_log")) as f:
-                return [line.split()[-2] for line in f if line.count('"') >= 2 and len(line.split()) >= 2]
+                return [tuple(line.split()[-2:]) for line in f if line.count('"') >= 2 and len(line.split()) >= 2]
         except OSError:
             return []
 

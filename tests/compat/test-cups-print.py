@@ -53,8 +53,8 @@ GLOSSY = "colord-data--Bluish.icc"
 PLAIN = "colord-tests--ibm-t61.icc"  # the queue's default paper: its transform shows in the raster
 CHOSEN = "colord-data--AdobeRGB1998.icc"
 LIES = ("wrong-type", "garbage", "endless", "redirect", "missing")
-PATCHES = {"red": (50, 500, 200, 200), "green": (300, 500, 200, 200), "blue": (50, 200, 450, 200)}
-PATCH_RGB = {"red": (0.8, 0.3, 0.2), "green": (0.3, 0.6, 0.4), "blue": (0.4, 0.4, 0.7)}  # x, y, w, h (pt)
+PATCHES = {"red": (50, 500, 200, 200), "green": (300, 500, 200, 200), "blue": (50, 200, 450, 200)}  # x, y, w, h (pt)
+PATCH_RGB = {"red": (0.8, 0.3, 0.2), "green": (0.3, 0.6, 0.4), "blue": (0.4, 0.4, 0.7)}
 
 
 def free_port():
@@ -308,6 +308,8 @@ def gs_colours(pdf, profile):
                          (["-sOutputICCProfile=" + profile] if profile else []) + [pdf],
                          capture_output=True, check=True, timeout=DEADLINE_S, stdin=subprocess.DEVNULL).stdout
     m = re.match(rb"P6\n(?:#[^\n]*\n)*(\d+) (\d+)\n255\n", out)  # gs writes a comment line
+    if not m:
+        raise AssertionError("Ghostscript wrote no 8-bit PPM: %r" % out[:40])
     width, pixels = int(m.group(1)), out[m.end():]
     colours = {}
     for name, (x, y, w, h) in PATCHES.items():
