@@ -30,8 +30,9 @@ packages+=(libtiff-dev libpng-dev argyll-ref python3-numpy)
 # test's self-signed certificate (tests/compat/test-cups-print.py).
 packages+=(libgnutls28-dev openssl)
 # The printer tests (docs/printers.md): ippeveprinter as the printer, a private avahi-daemon
-# for its DNS-SD, cups-filters and cups for the everywhere queue's filters.
-packages+=(cups-ipp-utils avahi-daemon cups-filters cups)
+# for its DNS-SD, cups-filters and cups for the everywhere queue's filters; ghostscript is
+# gstoraster's renderer, and test-cups-print.py renders with it to check the kept raster.
+packages+=(cups-ipp-utils avahi-daemon cups-filters cups ghostscript)
 
 missing=()
 for p in "${packages[@]}"; do

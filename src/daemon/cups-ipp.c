@@ -240,8 +240,8 @@ static int connect_server(const CupsServer *server) {
 }
 
 int ipp_call_start(sd_event *event, const CupsServer *server, uint16_t operation, const char *printer_uri,
-                   const char *const *requested, uint64_t timeout_usec, IppCallback cb, void *userdata,
-                   IppCall **ret) {
+                   const char *const *requested, const IppRequestAttr *extra, size_t n_extra,
+                   uint64_t timeout_usec, IppCallback cb, void *userdata, IppCall **ret) {
         IppCall *c = calloc(1, sizeof *c);
         if (!c)
                 return -ENOMEM;
@@ -251,7 +251,7 @@ int ipp_call_start(sd_event *event, const CupsServer *server, uint16_t operation
         _cleanup_free_ uint8_t *ipp = NULL;
         size_t ipp_len;
         /* One request per connection: its id only has to be non-zero (RFC 8011 §4.1.2). */
-        int r = ipp_build_request(operation, 1, printer_uri, requested, &ipp, &ipp_len);
+        int r = ipp_build_request_with(operation, 1, printer_uri, requested, extra, n_extra, &ipp, &ipp_len);
         if (r >= 0)
                 r = http_build_request("POST", "localhost", "/", "application/ipp", ipp, ipp_len, &c->out, &c->out_len);
         if (r >= 0) {

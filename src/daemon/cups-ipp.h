@@ -29,8 +29,9 @@ typedef struct IppCall IppCall;
 /* error < 0 (with msg NULL) or 0 with the decoded response, which the callback owns. */
 typedef void (*IppCallback)(IppCall *call, int error, IppMessage *msg, void *userdata);
 
+/* The request as ipp_build_request_with() makes it (extra: further attributes, or NULL). */
 int ipp_call_start(sd_event *event, const CupsServer *server, uint16_t operation, const char *printer_uri,
-                   const char *const *requested, uint64_t timeout_usec, IppCallback cb, void *userdata,
-                   IppCall **ret);
+                   const char *const *requested, const IppRequestAttr *extra, size_t n_extra,
+                   uint64_t timeout_usec, IppCallback cb, void *userdata, IppCall **ret);
 /* Cancels a call still running (no callback). */
 IppCall *ipp_call_free(IppCall *c);

@@ -14,6 +14,7 @@
 
 #include "cups-fetch.h"
 #include "cups-ipp.h"
+#include "cups-notify.h"
 #include "cups-printer.h"
 #include "cups-qualifier.h"
 #include "daemon-dbus.h"
@@ -51,6 +52,8 @@ struct CupsWatch {
         Hashmap *queues;        /* name → CupsQueue */
         int last_error;         /* of the last request, so a lasting failure is logged once */
         char *last_problems;    /* the same for malformed printers */
+        CupsNotify *notify;     /* cupsd's D-Bus notifier, or NULL (polling only) */
+        bool again;             /* a signal came during a request: ask once more */
 };
 
 static const char *const requested[] = {
@@ -84,6 +87,7 @@ CupsWatch *cups_watch_free(CupsWatch *w) {
         hashmap_free(w->queues);
         ipp_call_free(w->call);
         sd_event_source_disable_unref(w->timer);
+        cups_notify_free(w->notify); /* before the server it points to */
         cups_server_done(&w->server);
         free(w->last_problems);
         free(w);
@@ -112,16 +116,25 @@ void cups_source_hand_over(Manager *m, Device *d) {
         q->device = NULL;
 }
 
+static void on_poke(void *userdata);
+
 void cups_device_removed(Manager *m, Device *d) {
         CupsWatch *w = m->cups_watch;
         void *it = NULL, *v;
+        bool again = false;
         while (w && hashmap_iterate(w->queues, &it, NULL, &v)) {
                 CupsQueue *q = v;
-                if (q->device == d)
+                if (q->device == d) {
                         q->device = NULL; /* the next answer makes it again if the queue is still there */
+                        again = true;
+                }
                 if (q->decorated == d)
                         q->decorated = NULL;
         }
+        /* Someone else removed it (cupsd re-registering a queue, at its start too, which no
+         * notifier signal tells): ask now rather than at the slow safety poll. */
+        if (again)
+                on_poke(w);
 }
 
 /* ---- identity and vendor profiles ------------------------------------------------------- */
@@ -506,6 +519,13 @@ static void queue_gone(CupsWatch *w, CupsQueue *q) {
 
 static int schedule(CupsWatch *w, uint64_t usec);
 
+/* Slow while cupsd's notifier tells of changes (the poll only catches a lost signal). */
+static uint64_t poll_usec(CupsWatch *w) {
+        if (!cups_notify_subscribed(w->notify))
+                return CUPS_POLL_SEC * 1000000ULL;
+        return w->manager->config.cups_poll_usec ?: CUPS_SAFETY_POLL_SEC * 1000000ULL;
+}
+
 static void report_problems(CupsWatch *w, char *problems) {
         if (streq_ptr(problems, w->last_problems)) {
                 free(problems);
@@ -540,6 +560,8 @@ static void on_printers(IppCall *call, int error, IppMessage *msg, void *userdat
                 w->last_error = error;
                 if (msg)
                         ipp_message_done(msg);
+                cups_notify_cupsd_answers(w->notify, false);
+                w->again = false;
                 (void) schedule(w, CUPS_POLL_SEC * 1000000ULL);
                 return;
         }
@@ -580,14 +602,19 @@ static void on_printers(IppCall *call, int error, IppMessage *msg, void *userdat
                 }
         }
         report_problems(w, problems);
-        (void) schedule(w, CUPS_POLL_SEC * 1000000ULL);
+        cups_notify_cupsd_answers(w->notify, true);
+        /* While a subscription is being made, its outcome pokes: no listing in between,
+         * so the next one after it is the poke's (docs/printers.md). */
+        if (!cups_notify_subscribing(w->notify))
+                (void) schedule(w, w->again ? CUPS_NOTIFY_DELAY_USEC : poll_usec(w));
+        w->again = false;
 }
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         CupsWatch *w = userdata;
         if (w->call)
                 return 0;
-        int r = ipp_call_start(w->manager->event, &w->server, IPP_OP_CUPS_GET_PRINTERS, NULL, requested,
+        int r = ipp_call_start(w->manager->event, &w->server, IPP_OP_CUPS_GET_PRINTERS, NULL, requested, NULL, 0,
                                CUPS_CALL_TIMEOUT_SEC * 1000000ULL, on_printers, w, &w->call);
         if (r < 0) {
                 /* Synchronous failures (no socket) come here: the same one-line rule. */
@@ -595,6 +622,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
                         log_warning_errno(r, "Cannot reach cupsd at %s: %m; keeping the %zu printer devices as "
                                           "they are until it answers", w->server_name, hashmap_size(w->queues));
                 w->last_error = r;
+                cups_notify_cupsd_answers(w->notify, false);
                 return schedule(w, CUPS_POLL_SEC * 1000000ULL);
         }
         return 0;
@@ -607,6 +635,24 @@ static int schedule(CupsWatch *w, uint64_t usec) {
         if (r < 0)
                 return r;
         return sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
+}
+
+/* A signal of cupsd's notifier: list the queues soon. A burst (PrinterAdded, then
+ * PrinterModified) makes one listing, and a flood of signals cannot postpone it. */
+static void on_poke(void *userdata) {
+        CupsWatch *w = userdata;
+        uint64_t due, now_usec;
+        int enabled;
+        if (w->call) {
+                w->again = true;
+                return;
+        }
+        if (w->timer && sd_event_source_get_enabled(w->timer, &enabled) >= 0 && enabled != SD_EVENT_OFF &&
+            sd_event_source_get_time(w->timer, &due) >= 0 &&
+            sd_event_now(w->manager->event, CLOCK_MONOTONIC, &now_usec) >= 0 &&
+            due <= now_usec + CUPS_NOTIFY_DELAY_USEC)
+                return;
+        (void) schedule(w, CUPS_NOTIFY_DELAY_USEC);
 }
 
 int cups_discovery_start(Manager *m) {
@@ -632,6 +678,12 @@ int cups_discovery_start(Manager *m) {
                 return log_oom();
         }
         m->cups_watch = w;
+        r = cups_notify_new(m->event, m->bus, &w->server, w->server_name,
+                            (int32_t) ((m->config.cups_lease_usec ?: CUPS_LEASE_SEC * 1000000ULL) / 1000000ULL) ?: 1,
+                            on_poke, w, &w->notify);
+        if (r < 0)
+                log_warning_errno(r, "Cannot watch cupsd's D-Bus notifier: %m; listing its queues every %d s",
+                                  CUPS_POLL_SEC);
         r = schedule(w, 0);
         if (r < 0)
                 return log_warning_errno(r, "Cannot follow cupsd: %m");

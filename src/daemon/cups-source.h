@@ -2,8 +2,9 @@
 /* CUPS queues as devices (docs/printers.md): every queue cupsd has becomes cups-<queue>
  * with the properties cupsd itself would send (colord §9.5), also those cupsd does not
  * register (queues without a PPD, temporary queues), and goes when the queue goes. cupsd is
- * asked with CUPS-Get-Printers over its local socket (cups-ipp.h), at start and then every
- * CUPS_POLL_SEC. Never a duplicate: a device cupsd (or anyone) made for the id first is left
+ * asked with CUPS-Get-Printers over its local socket (cups-ipp.h), at start, when its D-Bus
+ * notifier signals a change (cups-notify.h), and every CUPS_SAFETY_POLL_SEC (--cups-poll) in
+ * case a signal was lost; every CUPS_POLL_SEC while there is no subscription. Never a duplicate: a device cupsd (or anyone) made for the id first is left
  * alone, and when cupsd registers a queue whose device tinct made, CreateDevice hands that
  * device over to cupsd in place (cups_source_hand_over). --no-cups turns it off. */
 #pragma once
@@ -14,6 +15,8 @@
 #include "manager.h"
 
 #define CUPS_POLL_SEC 2
+#define CUPS_SAFETY_POLL_SEC 60
+#define CUPS_NOTIFY_DELAY_USEC 100000ULL /* a signal's burst makes one listing */
 #define CUPS_CALL_TIMEOUT_SEC 10
 
 typedef struct CupsWatch CupsWatch;

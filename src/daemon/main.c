@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
 
+#include "cups-notify.h"
+#include "cups-source.h"
 #include "daemon-dbus.h"
 #include "event-util.h"
 #include "log.h"
@@ -61,6 +63,10 @@ static void help(void) {
                "                         child (the shipped unit: network scanners)\n"
                "  --no-cups              do not follow CUPS queues (else: CUPS_SERVER, or\n"
                "                         the default socket)\n"
+               "  --cups-poll SEC        list cupsd's queues this often while its D-Bus\n"
+               "                         notifier tells of changes (default %d)\n"
+               "  --cups-lease SEC       the lease of that subscription, renewed at half\n"
+               "                         (default %d)\n"
                "  --fetch-helper PATH    run tinct-fetch as a child (tests), not through its\n"
                "                         socket unit\n"
                "  --create-dummy-sensor  add the dummy colour sensor\n"
@@ -76,7 +82,7 @@ static void help(void) {
                "  -v, --verbose          debug logging\n"
                "  --version              print the version\n"
                "  -h, --help             this text\n", DEFAULT_STATE_DIR, DEFAULT_SANE_TIMEOUT_SEC,
-               DEFAULT_PARSE_TIMEOUT_SEC, DEFAULT_COLORD_DIR);
+               CUPS_SAFETY_POLL_SEC, CUPS_LEASE_SEC, DEFAULT_PARSE_TIMEOUT_SEC, DEFAULT_COLORD_DIR);
 }
 
 /* tinct-parse and tinct-sane-list sit beside tinctd, installed (libexecdir) and in the
@@ -105,13 +111,16 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
         enum { ARG_STATE_DIR = 0x100, ARG_PROFILE_DIR, ARG_SYSFS_ROOT, ARG_NO_UDEV, ARG_DUMMY,
                ARG_POLKIT_TIMEOUT, ARG_READY_FD, ARG_VERSION, ARG_IMPORT_COLORD, ARG_PARSE_HELPER,
                ARG_PARSE_TIMEOUT, ARG_DUMMY_DISPLAY, ARG_SANE_DISCOVERY, ARG_SANE_TEST_DEVICES,
-               ARG_SANE_TIMEOUT, ARG_NO_CUPS, ARG_FETCH_HELPER, ARG_SANE_SOCKET };
+               ARG_SANE_TIMEOUT, ARG_NO_CUPS, ARG_FETCH_HELPER, ARG_SANE_SOCKET, ARG_CUPS_POLL,
+               ARG_CUPS_LEASE };
         static const struct option options[] = {
                 { "state-dir", required_argument, NULL, ARG_STATE_DIR },
                 { "profile-dir", required_argument, NULL, ARG_PROFILE_DIR },
                 { "sysfs-root", required_argument, NULL, ARG_SYSFS_ROOT },
                 { "no-udev", no_argument, NULL, ARG_NO_UDEV },
                 { "no-cups", no_argument, NULL, ARG_NO_CUPS },
+                { "cups-poll", required_argument, NULL, ARG_CUPS_POLL },
+                { "cups-lease", required_argument, NULL, ARG_CUPS_LEASE },
                 { "fetch-helper", required_argument, NULL, ARG_FETCH_HELPER },
                 { "create-dummy-sensor", no_argument, NULL, ARG_DUMMY },
                 { "dummy-sensor-display", required_argument, NULL, ARG_DUMMY_DISPLAY },
@@ -155,6 +164,16 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
                         break;
                 case ARG_NO_CUPS:
                         cfg->no_cups = true;
+                        break;
+                case ARG_CUPS_POLL:
+                        r = parse_seconds("--cups-poll", optarg, &cfg->cups_poll_usec);
+                        if (r < 0)
+                                return r;
+                        break;
+                case ARG_CUPS_LEASE:
+                        r = parse_seconds("--cups-lease", optarg, &cfg->cups_lease_usec);
+                        if (r < 0)
+                                return r;
                         break;
                 case ARG_FETCH_HELPER:
                         if (free_and_strdup(&cfg->fetch_helper, optarg) < 0)

@@ -33,6 +33,8 @@ typedef struct ManagerConfig {
         char *sysfs_root;
         bool no_udev;
         bool no_cups;                   /* --no-cups: printers are not followed (cups-source.h) */
+        uint64_t cups_poll_usec;        /* --cups-poll: cupsd's queues listed while notified; 0: default */
+        uint64_t cups_lease_usec;       /* --cups-lease: of the notifier's subscription; 0: default */
         bool create_dummy_sensor;
         char *dummy_sensor_display;     /* ICC file: the dummy's virtual display (sensor-sim.h) */
         uint64_t polkit_timeout_usec;

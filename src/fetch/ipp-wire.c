@@ -5,6 +5,7 @@
  * values, each member's values, and an endCollection. */
 #include "ipp-wire.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,11 +253,33 @@ static void put_string(Builder *b, uint8_t tag, const char *name, const char *va
         put(b, value, value_len);
 }
 
+static void put_integer(Builder *b, const char *name, int32_t value) {
+        size_t name_len = strlen(name);
+        uint32_t v = (uint32_t) value;
+        uint8_t p[4] = { v >> 24, (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff };
+        if (name_len > UINT16_MAX) {
+                b->error = -E2BIG;
+                return;
+        }
+        put_u8(b, IPP_TAG_INTEGER);
+        put_u16(b, (uint16_t) name_len);
+        put(b, name, name_len);
+        put_u16(b, 4);
+        put(b, p, 4);
+}
+
 int ipp_build_request(uint16_t operation, uint32_t request_id, const char *printer_uri,
                       const char *const *requested, uint8_t **ret, size_t *ret_len) {
+        return ipp_build_request_with(operation, request_id, printer_uri, requested, NULL, 0, ret, ret_len);
+}
+
+int ipp_build_request_with(uint16_t operation, uint32_t request_id, const char *printer_uri,
+                           const char *const *requested, const IppRequestAttr *extra, size_t n_extra,
+                           uint8_t **ret, size_t *ret_len) {
         Builder b = { 0 };
         uint8_t header[8] = { 2, 0, operation >> 8, operation & 0xff,
                               request_id >> 24, (request_id >> 16) & 0xff, (request_id >> 8) & 0xff, request_id & 0xff };
+        uint8_t group = IPP_TAG_OPERATION;
         put(&b, header, sizeof header);
         put_u8(&b, IPP_TAG_OPERATION);
         /* RFC 8011 §4.1.4: these two come first, in this order. */
@@ -266,6 +289,16 @@ int ipp_build_request(uint16_t operation, uint32_t request_id, const char *print
                 put_string(&b, IPP_TAG_URI, "printer-uri", printer_uri);
         for (size_t i = 0; requested && requested[i]; i++)
                 put_string(&b, IPP_TAG_KEYWORD, i == 0 ? "requested-attributes" : "", requested[i]);
+        for (size_t i = 0; i < n_extra; i++) {
+                const IppRequestAttr *a = &extra[i];
+                assert(a->group >= group && (a->name || i > 0));
+                if (a->group != group)
+                        put_u8(&b, group = a->group);
+                if (a->tag == IPP_TAG_INTEGER)
+                        put_integer(&b, a->name ?: "", a->value_integer);
+                else
+                        put_string(&b, a->tag, a->name ?: "", a->value);
+        }
         put_u8(&b, IPP_TAG_END);
         if (b.error < 0) {
                 free(b.buf);

@@ -16,6 +16,7 @@
 #define IPP_TAG_END 0x03
 #define IPP_TAG_PRINTER 0x04
 #define IPP_TAG_UNSUPPORTED_GROUP 0x05
+#define IPP_TAG_SUBSCRIPTION 0x06
 /* Value tags (RFC 8010 §3.5.2). */
 #define IPP_TAG_INTEGER 0x21
 #define IPP_TAG_BOOLEAN 0x22
@@ -36,6 +37,8 @@
 
 /* Operations (RFC 8011 §5.2.5, CUPS Implementation of IPP). */
 #define IPP_OP_GET_PRINTER_ATTRIBUTES 0x000b
+#define IPP_OP_CREATE_PRINTER_SUBSCRIPTIONS 0x0016 /* RFC 3995 §11.1.2 */
+#define IPP_OP_RENEW_SUBSCRIPTION 0x001a
 #define IPP_OP_CUPS_GET_PRINTERS 0x4002
 
 /* Caps on what a response may hold (a real one is a few hundred attributes per printer). */
@@ -77,6 +80,21 @@ typedef struct IppMessage {
  * requested-attributes (if not NULL, a NULL-terminated list). *ret is malloc'd. */
 int ipp_build_request(uint16_t operation, uint32_t request_id, const char *printer_uri,
                       const char *const *requested, uint8_t **ret, size_t *ret_len);
+
+/* One more attribute of a request, after those above: in group (IPP_TAG_OPERATION first,
+ * then IPP_TAG_SUBSCRIPTION), a string value with a string tag, or value_integer with
+ * IPP_TAG_INTEGER; name NULL adds a further value to the attribute before it (1setOf). */
+typedef struct IppRequestAttr {
+        uint8_t group;
+        uint8_t tag;
+        const char *name;
+        const char *value;
+        int32_t value_integer;
+} IppRequestAttr;
+
+int ipp_build_request_with(uint16_t operation, uint32_t request_id, const char *printer_uri,
+                           const char *const *requested, const IppRequestAttr *extra, size_t n_extra,
+                           uint8_t **ret, size_t *ret_len);
 
 /* -EBADMSG on anything malformed (truncated, a value outside its group, a member without a
  * name, unbalanced collections), -E2BIG over the caps, -ENOMEM. */

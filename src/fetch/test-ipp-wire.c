@@ -187,6 +187,35 @@ static void test_request(void) {
         free(buf);
 }
 
+static void test_request_with(void) {
+        /* A subscription request: operation attributes, then a subscription group with a 1setOf. */
+        static const IppRequestAttr extra[] = {
+                { IPP_TAG_OPERATION, IPP_TAG_NAME, "requesting-user-name", "tinctd", 0 },
+                { IPP_TAG_SUBSCRIPTION, IPP_TAG_URI, "notify-recipient-uri", "dbus://", 0 },
+                { IPP_TAG_SUBSCRIPTION, IPP_TAG_KEYWORD, "notify-events", "printer-added", 0 },
+                { IPP_TAG_SUBSCRIPTION, IPP_TAG_KEYWORD, NULL, "printer-deleted", 0 },
+                { IPP_TAG_SUBSCRIPTION, IPP_TAG_INTEGER, "notify-lease-duration", NULL, 3600 },
+        };
+        uint8_t *buf;
+        size_t len;
+        assert_se(ipp_build_request_with(IPP_OP_CREATE_PRINTER_SUBSCRIPTIONS, 1, "ipp://localhost/", NULL, extra,
+                                         ELEMENTSOF(extra), &buf, &len) == 0);
+        IppMessage msg;
+        assert_se(ipp_decode(buf, len, &msg) == 0);
+        assert_se(msg.n_groups == 2 && msg.groups[0].tag == IPP_TAG_OPERATION && msg.groups[0].n_attrs == 4);
+        assert_se(msg.groups[1].tag == IPP_TAG_SUBSCRIPTION && msg.groups[1].n_attrs == 3);
+        const IppAttr *events = ipp_group_find(&msg.groups[1], "notify-events");
+        char *s;
+        assert_se(events && events->n_values == 2 && ipp_attr_string(events, 1, &s) == 0);
+        assert_streq(s, "printer-deleted");
+        free(s);
+        int32_t lease;
+        assert_se(ipp_attr_integer(ipp_group_find(&msg.groups[1], "notify-lease-duration"), 0, &lease) == 0);
+        assert_se(lease == 3600);
+        ipp_message_done(&msg);
+        free(buf);
+}
+
 static void test_http(void) {
         static const char plain[] = "HTTP/1.1 200 OK\r\nContent-Type: application/IPP; charset=x\r\n"
                                     "Content-Length: 5\r\n\r\nhello";
@@ -291,6 +320,7 @@ int main(void) {
         test_decode();
         test_malformed();
         test_request();
+        test_request_with();
         test_http();
         return 0;
 }

@@ -2,7 +2,8 @@
 """A private cupsd for the printer tests, and the manager's signals recorded for waiting.
 
 cupsd runs in the foreground with everything under one directory of the test, listening on a
-unix socket only, with DBUS_SYSTEM_BUS_ADDRESS on the test's private bus. The harness points
+unix socket only, with DBUS_SYSTEM_BUS_ADDRESS on the test's private bus (its own, and, through
+SetEnv, its filters' and backends'). The harness points
 tinctd's CUPS_SERVER at <tmp>/cups/cups.sock, so a Cupsd rooted at <tmp>/cups is the one the
 daemon follows."""
 
@@ -15,6 +16,15 @@ import compat
 DEADLINE_S = 120  # a guard against a hang, not a timing expectation
 
 
+def wait_until(what, predicate):
+    """Polls a real condition, bounded by the deadline (no fixed sleep)."""
+    deadline = time.monotonic() + DEADLINE_S
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting for " + what)
+        time.sleep(0.05)
+
+
 class Cupsd:
     """cupsd in the foreground with everything under root_dir."""
 
@@ -23,13 +33,21 @@ class Cupsd:
         self.sock = os.path.join(root_dir, "cups.sock")
         for d in ("spool", "tmp", "cache", "state"):
             os.makedirs(os.path.join(root_dir, d), exist_ok=True)
+        # Filters and backends run as cupsd's User (lp), with TMPDIR=TempDir: without a
+        # world-writable TempDir gstoraster stops every job with "Can't create temporary file".
+        os.chmod(os.path.join(root_dir, "tmp"), 0o1777)
         with open(os.path.join(root_dir, "cups-files.conf"), "w") as f:
             f.write("ServerRoot {r}\nRequestRoot {r}/spool\nTempDir {r}/tmp\nCacheDir {r}/cache\n"
                     "StateDir {r}/state\nServerBin /usr/lib/cups\nDataDir /usr/share/cups\n"
                     "ErrorLog {r}/error_log\nAccessLog {r}/access_log\nPageLog {r}/page_log\n"
-                    "FileDevice Yes\nSystemGroup root\nSandboxing Relaxed\n".format(r=root_dir))
+                    "FileDevice Yes\nSystemGroup root\nSandboxing Relaxed\n".format(r=root_dir) +
+                    # cupsd gives its filters and backends a fresh environment: without this
+                    # (a cups-files.conf directive, ignored in cupsd.conf) a print filter would ask
+                    # the machine's system bus for its colord profile, not the test's.
+                    "SetEnv DBUS_SYSTEM_BUS_ADDRESS %s\n" % env.address)
         with open(os.path.join(root_dir, "cupsd.conf"), "w") as f:
-            f.write("Listen %s\nLogLevel debug\nBrowsing No\nDirtyCleanInterval 0\n" % self.sock +
+            # AccessLogLevel all: every request is a line of access_log (requests()).
+            f.write("Listen %s\nLogLevel debug\nAccessLogLevel all\nBrowsing No\nDirtyCleanInterval 0\n" % self.sock +
                     "".join(line + "\n" for line in conf_lines) +
                     "<Location />\n  Order allow,deny\n  Allow all\n</Location>\n")
         self.env = env._env()
@@ -45,6 +63,16 @@ class Cupsd:
                 return f.read()[-4000:]
         except OSError:
             return "(no error_log)"
+
+    def requests(self):
+        """The IPP operations cupsd answered, in order, as (operation, status) from its
+        access_log (one line each: '... "POST / HTTP/1.1" 200 187 CUPS-Get-Printers
+        successful-ok'). cupsd writes a line once it has sent the answer."""
+        try:
+            with open(os.path.join(self.root, "access_log")) as f:
+                return [tuple(line.split()[-2:]) for line in f if line.count('"') >= 2 and len(line.split()) >= 2]
+        except OSError:
+            return []
 
     def _wait_ready(self):
         # Ready when the scheduler answers on its socket (lpstat -r asks it).

@@ -15,9 +15,25 @@ everywhere; tinctd follows it, has tinct-fetch (--fetch-helper) ask the printer,
 registers the two good profiles as soft profiles with qualifiers from their names. The test
 checks the identity metadata, the lookups cups-filters makes, that every lie cost nothing
 but itself, that a hard choice comes back when the queue is deleted and made again under
-another name. Printing a PDF through cups-filters, to show the profile the filter applied, is
-not done: the job to ippeveprinter stayed queued in this cupsd (docs/printers.md, "Not
-done"), so the test stops at the lookups cups-filters makes.
+another name.
+
+Then a PDF (written here: three mid-tone DeviceRGB patches) is printed with lp on the queue,
+three times; cupsd runs pdftopdf, cups-filters' gstoraster (which asks tinctd over the
+private bus, as user lp) and the ipp backend to ippeveprinter, which keeps the raster (-k).
+For each job the test reads the filter's own lines in cupsd's error_log ("Calling
+GetProfileForQualifiers(...)", "Color Manager: ICC Profile: FILE", Ghostscript's
+-sOutputICCProfile) and decodes the kept PWG raster at the patches:
+  (b) no choice by the user: the filter asked RGB.Stationery.600dpi (the queue's defaults)
+      and applied the printer's vendor profile for plain paper, the file tinctd wrote in
+      <state>/printers/;
+  (c) a ProfilingInhibit on the device (a calibration tool's): the filter logged "Color
+      management disabled by OS.", applied no profile, and the raster holds the PDF's own
+      sRGB values;
+  (a) the user's hard choice (AddProfile hard of a system profile): the filter applied
+      that profile's file over the vendor profiles (docs/colord-behaviour.md §5.4: the
+      hard pass comes first).
+In each case the raster's colours are exactly those Ghostscript renders from the PDF with
+the same file as output profile (or none), and the three rasters differ at every patch.
 Skips only where a component is not installed or the test is not root."""
 
 import hashlib
@@ -30,35 +46,27 @@ import ssl
 import subprocess
 import sys
 import threading
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compat  # noqa: E402
 from compat import check, check_eq, test  # noqa: E402
-from cups_env import DEADLINE_S, Cupsd, Signals, prop  # noqa: E402
+from cups_env import DEADLINE_S, Cupsd, Signals, prop, wait_until  # noqa: E402
 
 UUID = "0d7f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
-GLOSSY = "colord-tests--ibm-t61.icc"
-PLAIN = "colord-data--Bluish.icc"
+GLOSSY = "colord-data--Bluish.icc"
+PLAIN = "colord-tests--ibm-t61.icc"  # the queue's default paper: its transform shows in the raster
 CHOSEN = "colord-data--AdobeRGB1998.icc"
 MATTE = "colord-data--sRGB.icc"
 LIES = ("wrong-type", "garbage", "endless", "redirect", "missing")
 TLS_LIES = ("tls-garbage", "tls-elsewhere")
+PATCHES = {"red": (50, 500, 200, 200), "green": (300, 500, 200, 200), "blue": (50, 200, 450, 200)}  # x, y, w, h (pt)
+PATCH_RGB = {"red": (0.8, 0.3, 0.2), "green": (0.3, 0.6, 0.4), "blue": (0.4, 0.4, 0.7)}
 
 
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def wait_until(what, predicate):
-    """Polls a real condition, bounded by the deadline (no fixed sleep)."""
-    deadline = time.monotonic() + DEADLINE_S
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for " + what)
-        time.sleep(0.05)
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -219,6 +227,121 @@ class Printer:
             self.proc.wait(timeout=30)
 
 
+def make_pdf():
+    """A one-page A4 PDF written here: three DeviceRGB patches on white, mid-tones rather than
+    primaries (a primary outside a profile's gamut is clipped to itself)."""
+    content = b" ".join(b"%g %g %g rg %d %d %d %d re f" % (PATCH_RGB[name] + PATCHES[name]) for name in PATCHES)
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Resources << >> >>",
+            b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content)]
+    out = b"%PDF-1.4\n"
+    offsets = []
+    for i, o in enumerate(objs):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (i + 1, o)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+    out += b"".join(b"%010d 00000 n \n" % off for off in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
+    return out
+
+
+def raster_pixel(data, x_pt, y_pt):
+    """The RGB of the first page of a PWG raster (PWG 5102.4) at a point of the PDF (origin at
+    the bottom left): header fields are big-endian at fixed offsets, each line group is a
+    repeat count then runs (0-127: one pixel n+1 times, 129-255: 257-n literal pixels, 128:
+    white to the end of the line)."""
+    if data[:4] != b"RaS2":
+        raise AssertionError("the kept document is not a PWG raster: %r" % data[:16])
+    head = data[4:4 + 1796]
+
+    def u32(off):
+        return int.from_bytes(head[off:off + 4], "big")
+    dpi_x, dpi_y, width, height, bpp = u32(276), u32(280), u32(372), u32(376), u32(388)
+    if bpp != 24:
+        raise AssertionError("the kept raster has %d bits per pixel, not 24 (srgb_8)" % bpp)
+    row, col = round((842 - y_pt) * dpi_y / 72), round(x_pt * dpi_x / 72)
+    pos, y = 4 + 1796, 0
+    while y < height:
+        repeat = data[pos] + 1
+        pos += 1
+        line = bytearray()
+        while len(line) < width * 3:
+            c = data[pos]
+            pos += 1
+            if c == 128:
+                line += b"\xff" * (width * 3 - len(line))
+            elif c < 128:
+                line += data[pos:pos + 3] * (c + 1)
+                pos += 3
+            else:
+                line += data[pos:pos + 3 * (257 - c)]
+                pos += 3 * (257 - c)
+        if y <= row < y + repeat:
+            return tuple(line[col * 3:col * 3 + 3])
+        y += repeat
+    raise AssertionError("row %d beyond the raster's %d lines" % (row, height))
+
+
+class Job:
+    """One PDF printed through cupsd, cups-filters and the ipp backend to ippeveprinter:
+    the profile the filter logged, the qualifiers it asked for, the colours of the raster
+    ippeveprinter kept (-k)."""
+
+    def __init__(self, cupsd, printer, queue, pdf):
+        kept_before = set(os.listdir(printer.spool))
+        out = cupsd.lp("lp", "-d", queue, pdf).stdout
+        m = re.search(r"request id is %s-(\d+)" % re.escape(queue), out)
+        check(m, "lp queued the job: " + out.strip())
+        self.id = int(m.group(1))
+        tag = "[Job %d] " % self.id
+
+        def done():
+            log = open(os.path.join(cupsd.root, "error_log"), errors="replace").read()
+            for bad in ("Job stopped", "Job aborted", "Job canceled"):
+                if tag + bad in log:
+                    raise AssertionError("job %d: %s\n%s" % (self.id, bad, cupsd.log()))
+            return tag + "Job completed." in log
+        wait_until("job %d completed" % self.id, done)
+        lines = [line.split(tag, 1)[1] for line in
+                 open(os.path.join(cupsd.root, "error_log"), errors="replace").read().splitlines() if tag in line]
+        asked = [line for line in lines if line.startswith("Calling GetProfileForQualifiers(")]
+        self.qualifiers = asked[0][len("Calling GetProfileForQualifiers("):].rstrip(".)") if asked else None
+        self.cm = [line for line in lines if line.startswith("Color Manager: ")]
+        icc = [line for line in lines if line.startswith("Color Manager: ICC Profile: ")]
+        self.profile = icc[0][len("Color Manager: ICC Profile: "):] if icc else None
+        gs = [line for line in lines if line.startswith("Ghostscript command line: ")]
+        check_eq(len(gs), 1, "job %d: gstoraster ran Ghostscript once" % self.id)
+        self.gs_profile = (re.search(r"-sOutputICCProfile=(\S+)", gs[0]) or [None, None])[1]
+        kept = sorted(set(os.listdir(printer.spool)) - kept_before)
+        check_eq(len(kept), 1, "job %d: ippeveprinter kept one document" % self.id)
+        data = open(os.path.join(printer.spool, kept[0]), "rb").read()
+        self.colours = {name: raster_pixel(data, x + w / 2, y + h / 2) for name, (x, y, w, h) in PATCHES.items()}
+        print("    ok: job %d on %s: the filter asked %s, applied %s (Ghostscript -sOutputICCProfile=%s); "
+              "raster red %r green %r blue %r" % (self.id, queue, self.qualifiers, self.profile, self.gs_profile,
+                                                  self.colours["red"], self.colours["green"], self.colours["blue"]),
+              flush=True)
+
+
+def gs_colours(pdf, profile):
+    """The patches' colours as Ghostscript itself renders the PDF to RGB with that output
+    profile (or its default, sRGB): what the kept raster must hold if the filter applied it."""
+    out = subprocess.run(["gs", "-q", "-dSAFER", "-dNOPAUSE", "-dBATCH", "-sstdout=%stderr", "-sDEVICE=ppmraw", "-r72",
+                          "-sOutputFile=-"] +
+                         (["-sOutputICCProfile=" + profile] if profile else []) + [pdf],
+                         capture_output=True, check=True, timeout=DEADLINE_S, stdin=subprocess.DEVNULL).stdout
+    m = re.match(rb"P6\n(?:#[^\n]*\n)*(\d+) (\d+)\n255\n", out)  # gs writes a comment line
+    if not m:
+        raise AssertionError("Ghostscript wrote no 8-bit PPM: %r" % out[:40])
+    width, pixels = int(m.group(1)), out[m.end():]
+    colours = {}
+    for name, (x, y, w, h) in PATCHES.items():
+        i = (round(842 - y - h / 2) * width + round(x + w / 2)) * 3
+        colours[name] = tuple(pixels[i:i + 3])
+    return colours
+
+
 def dev(queue):
     return compat.device_path("cups-" + queue)
 
@@ -317,10 +440,43 @@ def driverless_printer():
             for key in ("DefaultColorModel", "DefaultMediaType", "DefaultResolution"):
                 m = re.search(r"^\*%s: (\S+)" % key, ppd, re.M)
                 print("    note: the generated PPD's %s is %s" % (key, m.group(1) if m else "(none)"), flush=True)
-            # The user's hard choice, then the queue deleted and made again under another name.
+            # A PDF printed: cups-filters' gstoraster asks tinctd (the qualifiers of the queue's
+            # defaults: plain paper, 600 dpi) and renders with the file it got.
+            pdf = os.path.join(env.tmp, "patches.pdf")
+            with open(pdf, "wb") as f:
+                f.write(make_pdf())
+            plain_file = prop(conn, plain_path, compat.IFACE_PROFILE, "Filename")
+            vendor = Job(cupsd, printer, "Photo", pdf)
+            check_eq(vendor.qualifiers, "RGB.Stationery.600dpi", "the filter asked for the queue's defaults")
+            check_eq(vendor.profile, plain_file, "no choice: the filter applied the printer's plain paper profile")
+            check_eq(vendor.gs_profile, plain_file, "and gave that file to Ghostscript")
+            check_eq(vendor.colours, gs_colours(pdf, plain_file), "the kept raster holds Ghostscript's colours "
+                     "with that profile")
+            # A calibration tool's inhibitor: the filter applies no profile (sRGB as it is).
+            compat.call(conn, dev("Photo"), compat.IFACE_DEVICE, "ProfilingInhibit")
+            bare = Job(cupsd, printer, "Photo", pdf)
+            compat.call(conn, dev("Photo"), compat.IFACE_DEVICE, "ProfilingUninhibit")
+            check_eq(bare.profile, None, "inhibited: the filter applied no profile")
+            check("Color Manager: Color management disabled by OS." in bare.cm, "the filter says why")
+            check_eq(bare.gs_profile, None, "and gave Ghostscript none")
+            check_eq(bare.colours, gs_colours(pdf, None), "the kept raster holds Ghostscript's plain sRGB colours")
+            for name, rgb in PATCH_RGB.items():
+                check(all(abs(got - round(v * 255)) <= 1 for got, v in zip(bare.colours[name], rgb)),
+                      "untransformed, the %s patch is the PDF's colour" % name)
+            # The user's hard choice: it wins over the vendor profiles for every job.
             chosen = compat.call(conn, compat.MANAGER_PATH, compat.IFACE_MANAGER, "FindProfileByFilename", "s",
                                  [os.path.basename(compat.icc(CHOSEN))], reply="o")[0]
             compat.call(conn, dev("Photo"), compat.IFACE_DEVICE, "AddProfile", "so", ["hard", chosen])
+            chosen_file = prop(conn, chosen, compat.IFACE_PROFILE, "Filename")
+            hard = Job(cupsd, printer, "Photo", pdf)
+            check_eq(hard.profile, chosen_file, "the user's hard choice: the filter applied its file")
+            check_eq(hard.gs_profile, chosen_file, "and gave that file to Ghostscript")
+            check_eq(hard.colours, gs_colours(pdf, chosen_file), "the kept raster holds Ghostscript's colours "
+                     "with that profile")
+            for name in PATCHES:
+                check(len({vendor.colours[name], bare.colours[name], hard.colours[name]}) == 3,
+                      "the %s patch differs in the three rasters ippeveprinter kept" % name)
+            # The queue deleted and made again under another name: the choice comes back.
             cupsd.lp("lpadmin", "-x", "Photo")
             signals.wait("DeviceRemoved", dev("Photo"))
             cupsd.lp("lpadmin", "-p", "Home", "-E", "-v", printer.uri, "-m", "everywhere")
@@ -338,7 +494,7 @@ def driverless_printer():
 
 
 if __name__ == "__main__":
-    for tool in ("cupsd", "lpadmin", "ippeveprinter", "avahi-daemon", "unshare", "openssl"):
+    for tool in ("cupsd", "lpadmin", "lp", "ippeveprinter", "avahi-daemon", "unshare", "openssl", "gs"):
         if not shutil.which(tool):
             print("%s not installed (scripts/install-deps.sh installs it): skipping" % tool)
             sys.exit(77)

@@ -8,7 +8,10 @@ URI and its removal, a 127-byte name with odd characters, queues added and remov
 tinctd was down, a cupsd that stops (the devices stay, the daemon answers) and comes back
 without a queue, and never makes a second device of an id cupsd registers itself (a PPD
 queue registered by cupsd, taken over after a tinctd restart). Every step waits for the
-daemon's signals. Skips only where cupsd cannot run (not installed, or not root)."""
+daemon's signals. With cupsd's D-Bus notifier (tinctd's subscription, dbus://) and a poll
+of an hour, a queue added, changed and removed reaches tinctd by signal, before and after
+the subscription's renewal (a lease of 10 s). Skips only where
+cupsd cannot run (not installed, or not root)."""
 
 import os
 import re
@@ -18,7 +21,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compat  # noqa: E402
 from compat import check, check_eq, test  # noqa: E402
-from cups_env import Cupsd, Signals, prop  # noqa: E402
+from cups_env import Cupsd, Signals, prop, wait_until  # noqa: E402
 
 PPD = """*PPD-Adobe: "4.3"
 *FormatVersion: "4.3"
@@ -182,6 +185,43 @@ def restarts():
         finally:
             cupsd.stop()
 
+
+@test
+def notified():
+    """cupsd's D-Bus notifier: with a poll of an hour, a queue added, changed and removed
+    with lpadmin reaches tinctd by signal, also after the subscription was renewed"""
+    with compat.TinctEnv(polkit="allow", extra_args=["--cups-poll", "3600", "--cups-lease", "10"]) as env:
+        conn = compat.connect(env)
+        signals = Signals(conn)
+        cupsd = Cupsd(env, os.path.join(env.tmp, "cups"))
+        try:
+            # tinctd subscribes once cupsd answers, then lists the queues once more (the
+            # outcome's poke; no other listing is due meanwhile) and next in an hour: a
+            # CUPS-Get-Printers after the subscription is that listing, and after it only
+            # a signal can make tinctd ask cupsd again.
+            def subscribed_and_listed():
+                ops = [op for op, _status in cupsd.requests()]
+                if "Create-Printer-Subscriptions" not in ops:
+                    return False
+                return "CUPS-Get-Printers" in ops[ops.index("Create-Printer-Subscriptions"):]
+            wait_until("tinctd's subscription and the listing after it", subscribed_and_listed)
+            check(("Create-Printer-Subscriptions", "successful-ok") in cupsd.requests(), "cupsd took the subscription")
+            cupsd.lp("lpadmin", "-p", "Signalled", "-E", "-v", "file:///dev/null")
+            signals.wait("DeviceAdded", dev("Signalled"))
+            # A lease of 10 s is renewed at 5 s; the signals go on after it.
+            wait_until("a renewal", lambda: any(op == "Renew-Subscription" for op, _status in cupsd.requests()))
+            renewals = [status for op, status in cupsd.requests() if op == "Renew-Subscription"]
+            check_eq(renewals[0], "successful-ok", "cupsd renewed tinctd's subscription")
+            mark = signals.mark()
+            cupsd.lp("lpadmin", "-p", "Signalled", "-v", "file:///dev/zero")
+            signals.wait("PropertiesChanged", dev("Signalled"), since=mark)
+            check_eq(prop(conn, dev("Signalled"), compat.IFACE_DEVICE, "Serial"), "file:///dev/zero",
+                     "the changed device URI, by PrinterModified")
+            cupsd.lp("lpadmin", "-x", "Signalled")
+            signals.wait("DeviceRemoved", dev("Signalled"))
+            check(env.daemon_alive(), "daemon alive")
+        finally:
+            cupsd.stop()
 
 if __name__ == "__main__":
     if not shutil.which("cupsd") or not shutil.which("lpadmin"):
