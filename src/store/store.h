@@ -51,6 +51,9 @@ int store_open_full(const char *state_dir, StoreOpenFlags flags, Store **ret);
  * line that says so. -EPROTONOSUPPORT for a file of a newer schema, as store_open(). */
 int store_open_read_only(const char *state_dir, int write_error, Store **ret);
 bool store_is_read_only(const Store *s);
+/* The negative errno a read-only store answers every write with (why it is read-only); 0
+ * when it can be written. */
+int store_read_only_error(const Store *s);
 /* Whether a store_open() error is one store_open_read_only() is for: the directory or the
  * file cannot be written, as opposed to a newer schema or no memory. */
 bool store_open_error_is_unwritable(int error);
@@ -142,6 +145,31 @@ int store_disk_profile_set_property(Store *s, const char *id, const char *key, c
 /* In creation order. Returns the number of damaged rows left out (logged by the caller). */
 int store_disk_profile_list(Store *s, StoreDiskProfile **ret, size_t *ret_n);
 void store_disk_profiles_free(StoreDiskProfile *l, size_t n);
+
+/* Verifications of a device against its profile (docs/verify.md), by device id whatever
+ * its scope. source: STORE_VERIFICATION_VERIFY (`tinct verify`) or
+ * STORE_VERIFICATION_CALIBRATION (the calibration helper's check right after profiling).
+ * Only the newest STORE_VERIFICATIONS_KEPT of a device and source are kept: add drops the
+ * older ones in the same transaction. */
+#define STORE_VERIFICATION_VERIFY "verify"
+#define STORE_VERIFICATION_CALIBRATION "calibration"
+#define STORE_VERIFICATIONS_KEPT 32
+
+typedef struct StoreVerification {
+        char *source;
+        char *when;       /* ISO 8601 UTC, "2026-12-05T23:48:04Z" */
+        double mean, max; /* CIEDE2000 */
+        unsigned patches;
+        char *profile_id; /* the profile verified against */
+} StoreVerification;
+
+/* -EINVAL for an unknown source, a when that is not ISO 8601 UTC, or figures that are not
+ * finite and >= 0 (nothing is written). */
+int store_verification_add(Store *s, const char *device_id, const StoreVerification *v);
+/* Newest first; source NULL for both. An empty list (not an error) when there are none. */
+int store_verification_list(Store *s, const char *device_id, const char *source, StoreVerification **ret,
+                            size_t *ret_n);
+void store_verifications_free(StoreVerification *l, size_t n);
 
 /* Parsed-ICC cache, keyed by path and checked against the file's identity. get returns a
  * new IccInfo (free with icc_info_free()), or -ENOENT when the path is unknown or the file
