@@ -296,7 +296,9 @@ void output_map_perceptual(const OutputInverter *inv, const double lab[3], doubl
         double lk = inv->black_lightness;
         double l = lk + fmin(fmax(lab[0], 0.0), 100.0) * (100.0 - lk) / 100.0;
         double c = hypot(lab[1], lab[2]), h = atan2(lab[2], lab[1]) * (180.0 / M_PI);
-        double cb = output_max_chroma(inv, l, h), knee = KNEE * cb;
+        /* The table's chroma is the largest printed within OUTPUT_GAMUT_TOLERANCE: aim that much
+         * inside it, so that what the mapping sends is printed, not clipped again. */
+        double cb = fmax(output_max_chroma(inv, l, h) - OUTPUT_GAMUT_TOLERANCE, 0.0), knee = KNEE * cb;
 
         if (c > knee) {
                 double room = cb - knee;

@@ -3,7 +3,8 @@
  * ink absorbing its part of X, Y, Z, with dot gain) measured at random points, the profile
  * built from them read back through lcms2 — its A2B against the printer on other points, the
  * B2A1 round trip, the total ink limit in B2A, black generation (more black for darker
- * neutrals; each --black setting asking for more than the one before), the gamut tag — lcms2's interpolation matching ours (the fit's own error on its
+ * neutrals; each --black setting asking for more than the one before), the perceptual
+ * mapping (monotonic in chroma, hue kept, printable), the gamut tag — lcms2's interpolation matching ours (the fit's own error on its
  * samples), an RGB printer, refused measurements (negative, NaN, no paper), and a display
  * verified against its own profile (ΔE00 0) and against a warmer white (not 0). */
 #include <errno.h>
@@ -238,6 +239,66 @@ static void test_black_generation(void) {
         output_lut_done(&lut);
 }
 
+static double hue_of(const double lab[3]) {
+        return atan2(lab[2], lab[1]) * (180.0 / M_PI);
+}
+
+static double hue_difference(double a, double b) {
+        double d = fabs(fmod(a - b, 360.0));
+        return d > 180.0 ? 360.0 - d : d;
+}
+
+/* The perceptual mapping (B2A0): along each hue line, more chroma in never prints less chroma
+ * out, the hue that prints is the one asked for, every mapped colour is printable, and
+ * lightness keeps its order from the paper down to the printer's black. Through the whole
+ * path: mapping, inversion, and the printer. */
+static void test_perceptual_mapping(void) {
+        _cleanup_(output_inverter_freep) OutputInverter *inv = NULL;
+        double worst_hue = 0.0, worst_back = 0.0, worst_miss = 0.0, prev_l = -1.0;
+        OutputLut lut;
+
+        exact_lut(9, &lut);
+        assert_se(output_inverter_new(&lut, OUTPUT_SPACE_CMYK, 3.0, OUTPUT_BLACK_DEFAULT, &inv) == 0);
+        assert_se(output_inverter_make_boundary(inv) == 0);
+        for (double l = 0.0; l <= 100.0; l += 5.0) {
+                double m[3];
+                output_map_perceptual(inv, (double[]) { l, 0.0, 0.0 }, m);
+                assert_se(m[0] >= prev_l && fabs(m[1]) < 1e-9 && fabs(m[2]) < 1e-9);
+                prev_l = m[0];
+        }
+        assert_se(fabs(prev_l - 100.0) < 1e-9);
+        for (double l = 30.0; l <= 80.0; l += 25.0)
+                for (double h = 0.0; h < 360.0; h += 30.0) {
+                        double prev_in = -1.0, prev_out = -1.0;
+                        for (double c = 0.0; c <= 150.0; c += 5.0) {
+                                double lab[3] = { l, c * cos(h * M_PI / 180.0), c * sin(h * M_PI / 180.0) };
+                                double m[3], d[4], got[3], err;
+                                output_map_perceptual(inv, lab, m);
+                                double cm = hypot(m[1], m[2]);
+                                assert_se(cm >= prev_in - 1e-9); /* the mapping itself: monotonic */
+                                prev_in = cm;
+                                if (c > 0.0)
+                                        assert_se(hue_difference(hue_of(m), h) < 1e-6);
+                                output_invert(inv, m, d, &err);
+                                worst_miss = fmax(worst_miss, err);
+                                output_lut_eval(&lut, d, got);
+                                double cg = hypot(got[1], got[2]);
+                                worst_back = fmax(worst_back, prev_out - cg);
+                                prev_out = fmax(prev_out, cg);
+                                if (cg > 5.0)
+                                        worst_hue = fmax(worst_hue, hue_difference(hue_of(got), h));
+                        }
+                }
+        printf("perceptual: printed hue within %.2f°, chroma never back by more than %.3f, "
+               "mapped colours printed within ΔE76 %.3f\n", worst_hue, worst_back, worst_miss);
+        /* The boundary is a table of chroma printed within OUTPUT_GAMUT_TOLERANCE, interpolated
+         * over L* and hue: where it bends (dark yellows) the interpolation overshoots a little. */
+        assert_se(worst_miss < 2.0 * OUTPUT_GAMUT_TOLERANCE);
+        assert_se(worst_back < 0.1);
+        assert_se(worst_hue < 2.0);
+        output_lut_done(&lut);
+}
+
 static void test_rgb_v2(void) {
         _cleanup_(output_samples_freep) OutputSamples *s = measure(OUTPUT_SPACE_RGB, 600);
         _cleanup_free_ uint8_t *icc = NULL, *again = NULL;
@@ -349,6 +410,7 @@ int main(void) {
         test_display_verify();
         test_rgb_v2();
         test_black_generation();
+        test_perceptual_mapping();
         test_cmyk();
         return 0;
 }
