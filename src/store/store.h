@@ -197,9 +197,10 @@ int store_profile_cache_count(Store *s, size_t *ret);
  * files existed), 0 when it had already run. colord's files are opened read-only. */
 int store_import_colord(Store *s, const char *colord_dir);
 
-/* The whole store (not the profile cache: it is derived from files) as JSON. Strict reader:
- * malformed or unexpected input is refused with a message in *ret_error and nothing is
- * changed; a valid document replaces the store's content in one transaction. */
+/* The whole store as JSON, but for the profile cache (it is derived from files) and the
+ * verifications (measurements, not configuration: an import leaves them as they are). Strict
+ * reader: malformed or unexpected input is refused with a message in *ret_error and nothing
+ * is changed; a valid document replaces the store's content in one transaction. */
 int store_export_json(Store *s, FILE *f);
 int store_import_json(Store *s, const char *data, size_t size, char **ret_error);
 
