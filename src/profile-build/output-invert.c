@@ -10,9 +10,10 @@
  * Black generation: CMYK has one degree of freedom more than CIELAB; a colour is reached by
  * a line of CMYK values that trade black for the three colours. The black target K(L*) ramps
  * from 0 at light colours to 1 at the printer's black, sooner or later by the OutputBlack
- * chosen; a small weight on (K − K(L*))² picks
- * the point of that line nearest the target, and yields where the line does not reach it
- * (a saturated dark colour keeps the black it needs). */
+ * chosen; a small weight on (K − K(L*))² picks the point of that line nearest the target, and
+ * yields where the line does not reach it (a saturated dark colour keeps the black it needs).
+ * The solver starts at the target's black: from a seed chosen by colour alone it walked along
+ * the line too slowly to reach the target in its iterations. */
 #include <assert.h>
 #include <errno.h>
 #include <math.h>
@@ -118,7 +119,6 @@ double output_black_lightness(const OutputInverter *inv) {
 double output_black_target(const OutputInverter *inv, double lightness) {
         double span = 100.0 - inv->black_lightness;
         double t = span > 0.0 ? clamp01((100.0 - lightness) / span) : 1.0;
-
         double start = black_shapes[inv->black].start;
 
         if (t <= start)
