@@ -35,9 +35,6 @@ static const VerifySource *source_of(const char *key, const char **ret_suffix) {
         return NULL;
 }
 
-static bool keeps_history(const Device *d) {
-        return d->manager->store && d->scope != SCOPE_TEMP;
-}
 
 static const char *get(const Device *d, const VerifySource *s, const char *suffix) {
         char key[64];
@@ -71,7 +68,7 @@ int device_verify_record(Device *d, const char *key, const char *value, sd_bus_e
         const VerifySource *s = source_of(key, &suffix);
         Store *store = d->manager->store;
 
-        if (!s || !keeps_history(d))
+        if (!s || !store)
                 return 0;
         /* Refused at the first key, before anything of the result changed on the device. */
         if (store_is_read_only(store))
@@ -92,7 +89,7 @@ int device_verify_record(Device *d, const char *key, const char *value, sd_bus_e
                            d->id, key);
                 return 0;
         }
-        int r = store_verification_add(store, d->id, &v);
+        int r = store_verification_add(store, device_mapping_layer(d), d->id, &v);
         if (r == -EINVAL) {
                 log_notice("Device %s: %s is not an ISO 8601 UTC time (%s); not recorded as a verification", d->id,
                            key, value);
@@ -118,7 +115,7 @@ static int restore_one(Device *d, const VerifySource *s) {
         size_t n = 0;
         char mean[32], max[32], patches[16];
 
-        int r = store_verification_list(d->manager->store, d->id, s->source, &l, &n);
+        int r = store_verification_list(d->manager->store, device_mapping_layer(d), d->id, s->source, &l, &n);
         if (r < 0 || n == 0)
                 return r;
         /* As the clients write them (display_verify_record()). */
@@ -139,7 +136,7 @@ static int restore_one(Device *d, const VerifySource *s) {
 }
 
 void device_verify_restore(Device *d) {
-        if (!keeps_history(d))
+        if (!d->manager->store)
                 return;
         for (size_t i = 0; i < ELEMENTSOF(sources); i++) {
                 int r = restore_one(d, &sources[i]);

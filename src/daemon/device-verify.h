@@ -2,8 +2,10 @@
 /* Verification results kept in the store (docs/verify.md): a client's result arrives as
  * Metadata keys (verify-keys.h), the date last; when the date arrives the whole result is
  * recorded in the store, and when a device appears (a display is made anew at every start)
- * its newest results are filled in again as the same keys. Only the system's devices (scope
- * normal or disk): a user's temp device shares an id with no one's history.
+ * its newest results are filled in again as the same keys. In the device's layer, as its
+ * mappings (device_mapping_layer()): what a user records on their own device (the session's
+ * displays are that user's temp devices) comes back on that user's devices only; the
+ * system's on everyone's.
  *
  * Not here: the bus method (device-dbus.c), the table (src/store/store-verify.c). */
 #pragma once

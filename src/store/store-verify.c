@@ -14,19 +14,20 @@
 
 static const StoreSql sql_add = {
         STMT_VERIFICATION_ADD,
-        "INSERT INTO verifications (device_id, source, when_utc, mean, max, patches, profile_id) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO verifications (device_id, owner, source, when_utc, mean, max, patches, profile_id) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 };
-/* Everything of the device and source but the newest ?3 rows. */
+/* Everything of the device, layer and source but the newest ?4 rows. */
 static const StoreSql sql_trim = {
         STMT_VERIFICATION_TRIM,
-        "DELETE FROM verifications WHERE device_id = ?1 AND source = ?2 AND seq NOT IN "
-        "(SELECT seq FROM verifications WHERE device_id = ?1 AND source = ?2 ORDER BY seq DESC LIMIT ?3)",
+        "DELETE FROM verifications WHERE device_id = ?1 AND owner = ?2 AND source = ?3 AND seq NOT IN "
+        "(SELECT seq FROM verifications WHERE device_id = ?1 AND owner = ?2 AND source = ?3 "
+        "ORDER BY seq DESC LIMIT ?4)",
 };
 static const StoreSql sql_list = {
         STMT_VERIFICATION_LIST,
         "SELECT source, when_utc, mean, max, patches, profile_id FROM verifications "
-        "WHERE device_id = ?1 AND (?2 IS NULL OR source = ?2) ORDER BY seq DESC",
+        "WHERE device_id = ?1 AND (owner = ?2 OR owner = 0) AND (?3 IS NULL OR source = ?3) ORDER BY seq DESC",
 };
 
 static bool source_is_valid(const char *source) {
@@ -48,7 +49,7 @@ static bool figure_is_valid(double v) {
         return isfinite(v) && v >= 0.0;
 }
 
-int store_verification_add(Store *s, const char *device_id, const StoreVerification *v) {
+int store_verification_add(Store *s, uid_t layer, const char *device_id, const StoreVerification *v) {
         assert(device_id && v);
         if (!source_is_valid(v->source) || !when_is_valid(v->when) || !figure_is_valid(v->mean) ||
             !figure_is_valid(v->max) || !v->profile_id)
@@ -58,12 +59,12 @@ int store_verification_add(Store *s, const char *device_id, const StoreVerificat
         int r = store_op_begin(s, true, &op);
         if (r < 0)
                 return r;
-        r = store_exec(s, &sql_add, NULL, ARG_TEXT(device_id), ARG_TEXT(v->source), ARG_TEXT(v->when),
+        r = store_exec(s, &sql_add, NULL, ARG_TEXT(device_id), ARG_INT(layer), ARG_TEXT(v->source), ARG_TEXT(v->when),
                        ARG_REAL(v->mean),
                        ARG_REAL(v->max), ARG_INT(v->patches),
                        ARG_TEXT(v->profile_id));
         if (r >= 0)
-                r = store_exec(s, &sql_trim, NULL, ARG_TEXT(device_id), ARG_TEXT(v->source),
+                r = store_exec(s, &sql_trim, NULL, ARG_TEXT(device_id), ARG_INT(layer), ARG_TEXT(v->source),
                                ARG_INT(STORE_VERIFICATIONS_KEPT));
         return store_op_end(s, &op, r);
 }
@@ -95,15 +96,16 @@ static int read_row(sqlite3_stmt *st, StoreVerification *ret) {
         return 0;
 }
 
-int store_verification_list(Store *s, const char *device_id, const char *source, StoreVerification **ret,
-                            size_t *ret_n) {
+int store_verification_list(Store *s, uid_t layer, const char *device_id, const char *source,
+                            StoreVerification **ret, size_t *ret_n) {
         assert(device_id && ret && ret_n);
         _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
         StoreVerification *l = NULL;
         size_t n = 0;
         int r;
 
-        for (r = store_exec(s, &sql_list, &st, ARG_TEXT(device_id), ARG_TEXT(source)); r > 0; r = store_step(s, st)) {
+        for (r = store_exec(s, &sql_list, &st, ARG_TEXT(device_id), ARG_INT(layer), ARG_TEXT(source)); r > 0;
+             r = store_step(s, st)) {
                 StoreVerification *t = realloc(l, (n + 1) * sizeof *l);
                 if (!t) {
                         r = -ENOMEM;

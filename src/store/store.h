@@ -149,7 +149,9 @@ void store_disk_profiles_free(StoreDiskProfile *l, size_t n);
 /* Verifications of a device against its profile (docs/verify.md), by device id whatever
  * its scope. source: STORE_VERIFICATION_VERIFY (`tinct verify`) or
  * STORE_VERIFICATION_CALIBRATION (the calibration helper's check right after profiling).
- * Only the newest STORE_VERIFICATIONS_KEPT of a device and source are kept: add drops the
+ * In layers as the mappings: STORE_LAYER_SYSTEM for the system's devices, a uid for those
+ * recorded on that user's own devices; a layer sees its own rows and the system's. Only the
+ * newest STORE_VERIFICATIONS_KEPT of a device, source and layer are kept: add drops the
  * older ones in the same transaction. */
 #define STORE_VERIFICATION_VERIFY "verify"
 #define STORE_VERIFICATION_CALIBRATION "calibration"
@@ -165,10 +167,11 @@ typedef struct StoreVerification {
 
 /* -EINVAL for an unknown source, a when that is not ISO 8601 UTC, or figures that are not
  * finite and >= 0 (nothing is written). */
-int store_verification_add(Store *s, const char *device_id, const StoreVerification *v);
-/* Newest first; source NULL for both. An empty list (not an error) when there are none. */
-int store_verification_list(Store *s, const char *device_id, const char *source, StoreVerification **ret,
-                            size_t *ret_n);
+int store_verification_add(Store *s, uid_t layer, const char *device_id, const StoreVerification *v);
+/* What the layer sees, newest first; source NULL for both. An empty list (not an error) when
+ * there are none. */
+int store_verification_list(Store *s, uid_t layer, const char *device_id, const char *source,
+                            StoreVerification **ret, size_t *ret_n);
 void store_verifications_free(StoreVerification *l, size_t n);
 
 /* Parsed-ICC cache, keyed by path and checked against the file's identity. get returns a
