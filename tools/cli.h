@@ -45,6 +45,7 @@ typedef enum CliOption {
         CLI_OPT_CORNERS = 1 << 12,  /* --corners X,Y,...: the chart's outline, if not found */
         CLI_OPT_MODEL = 1 << 13,    /* --model auto|matrix|lut: the input profile's model */
         CLI_OPT_INK_LIMIT = 1 << 14,/* --ink-limit PERCENT: a CMYK printer profile's total ink */
+        CLI_OPT_BLACK = 1 << 15,    /* --black none|light|medium|heavy|max: its black generation */
 } CliOption;
 
 /* The options' values; a value option not given is NULL. */
@@ -64,6 +65,7 @@ typedef struct CliOptions {
         const char *corners;
         const char *model;
         const char *ink_limit;
+        const char *black;
 } CliOptions;
 
 typedef enum VerbFlags {

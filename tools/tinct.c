@@ -54,7 +54,8 @@ static const Verb verbs[] = {
           .run = verb_icc_info },
         { "profile-build", "FILE.ti3|IMAGE", 1, 1, 0,
           CLI_OPT_OUTPUT | CLI_OPT_V2 | CLI_OPT_DESCRIPTION | CLI_OPT_COPYRIGHT | CLI_OPT_QUIET | CLI_OPT_CHART |
-                  CLI_OPT_REFERENCE | CLI_OPT_CORNERS | CLI_OPT_MODEL | CLI_OPT_INK_LIMIT,
+                  CLI_OPT_REFERENCE | CLI_OPT_CORNERS | CLI_OPT_MODEL | CLI_OPT_INK_LIMIT |
+                  CLI_OPT_BLACK,
           CLI_OPT_OUTPUT,
           "Display or printer profile from .ti3, input profile from a chart",
           "Writes to OUT a matrix/shaper ICC display profile fitted to the measurements of\n"
@@ -62,9 +63,10 @@ static const Verb verbs[] = {
           "reports its accuracy against them (docs/profile-build.md). A file with\n"
           "DEVICE_CLASS \"OUTPUT\" (RGB or CMYK with XYZ or Lab) makes a printer profile:\n"
           "A2B0, B2A0/1/2 and gamt LUTs; --ink-limit caps CMYK's total (default: the\n"
-          "file's TOTAL_INK_LIMIT, else none; docs/printer-profiles.md). With --chart and\n"
-          "--reference: an input (scanner, camera) profile from IMAGE, a TIFF or PNG of\n"
-          "that chart. Nothing is written when the input is refused.",
+          "file's TOTAL_INK_LIMIT, else none), --black sets how much black CMYK's\n"
+          "neutrals and shadows get (default medium; docs/printer-profiles.md). With\n"
+          "--chart and --reference: an input (scanner, camera) profile from IMAGE, a TIFF\n"
+          "or PNG of that chart. Nothing is written when the input is refused.",
           .run = verb_profile_build },
         { "export", "[FILE|-]", 0, 1, 0, CLI_OPT_STATE_DIR, 0,
           "Write the whole store as JSON",
@@ -309,6 +311,8 @@ static const OptionDef option_defs[] = {
           "auto (default), matrix or lut" },
         { CLI_OPT_INK_LIMIT, "ink-limit", 0, "PERCENT", offsetof(CliOptions, ink_limit),
           "CMYK printer profile: the total ink (e.g. 300)" },
+        { CLI_OPT_BLACK, "black", 0, "GEN", offsetof(CliOptions, black),
+          "CMYK printer profile: none, light, medium (default), heavy or max" },
 };
 
 enum {

@@ -38,6 +38,22 @@ static int ink_limit_of(const Invocation *inv, const Cgats *c, double *ret) {
         return 0;
 }
 
+/* --black GEN for a CMYK printer, else the default. */
+static int black_of(const Invocation *inv, const char *path, OutputSpace space, OutputBlack *ret) {
+        *ret = OUTPUT_BLACK_DEFAULT;
+        if (!inv->opts.black)
+                return 0;
+        if (output_black_from_string(inv->opts.black, ret) < 0) {
+                log_error("--black \"%s\": the black generation is none, light, medium, heavy or max", inv->opts.black);
+                return -EINVAL;
+        }
+        if (space != OUTPUT_SPACE_CMYK) {
+                log_error("%s: --black is for CMYK printers; this file is RGB", path);
+                return -EINVAL;
+        }
+        return 0;
+}
+
 static int build_printer(Invocation *inv, const char *path, const Cgats *c) {
         _cleanup_(output_samples_freep) OutputSamples *samples = NULL;
         _cleanup_free_ uint8_t *icc = NULL;
@@ -51,6 +67,7 @@ static int build_printer(Invocation *inv, const char *path, const Cgats *c) {
         OutputBuildReport rep = {};
         const char *reason = NULL;
         size_t icc_len = 0;
+        OutputBlack black;
         double ink_limit;
         int r;
 
@@ -65,7 +82,9 @@ static int build_printer(Invocation *inv, const char *path, const Cgats *c) {
                 log_error("%s: --ink-limit is for CMYK printers; this file is RGB", path);
                 return 1;
         }
-        r = output_build(samples, &o, ink_limit, &icc, &icc_len, &rep, &reason);
+        if (black_of(inv, path, samples->space, &black) < 0)
+                return 1;
+        r = output_build(samples, &o, ink_limit, black, &icc, &icc_len, &rep, &reason);
         if (profile_build_save(inv, path, r, reason, icc, icc_len) < 0)
                 return 1;
         if (!inv->opts.quiet) {
@@ -75,8 +94,9 @@ static int build_printer(Invocation *inv, const char *path, const Cgats *c) {
                 printf("A2B grid %u, smoothness %g (cross-validated dE2000 mean %.3f); B2A grid %u", rep.a2b_grid,
                        rep.smoothness, rep.cv_mean, rep.b2a_grid);
                 if (samples->space == OUTPUT_SPACE_CMYK)
-                        printf(", ink limit %.0f%% (largest total %.0f%%)", (ink_limit > 0.0 ? ink_limit : 4.0) * 100.0,
-                               rep.max_ink * 100.0);
+                        printf(", ink limit %.0f%% (largest total %.0f%%), black generation %s",
+                               (ink_limit > 0.0 ? ink_limit : 4.0) * 100.0, rep.max_ink * 100.0,
+                               output_black_to_string(black));
                 printf("\nprofile against its measurements: dE2000 mean %.3f max %.3f; dE76 mean %.3f max %.3f\n",
                        rep.de2000_mean, rep.de2000_max, rep.de76_mean, rep.de76_max);
                 printf("round trip Lab -> B2A1 -> A2B1: dE2000 mean %.3f max %.3f\n", rep.round_trip_mean,
@@ -132,8 +152,9 @@ int verb_profile_build(Invocation *inv) {
         class = cgats_device_class(cgats);
         if (class && streq(class, "OUTPUT"))
                 return build_printer(inv, path, cgats);
-        if (inv->opts.ink_limit) {
-                log_error("%s: --ink-limit is for printers (DEVICE_CLASS \"OUTPUT\")", path);
+        if (inv->opts.ink_limit || inv->opts.black) {
+                log_error("%s: --%s is for printers (DEVICE_CLASS \"OUTPUT\")", path,
+                          inv->opts.ink_limit ? "ink-limit" : "black");
                 return 1;
         }
         r = display_samples_from_cgats(cgats, &samples, &error);

@@ -2,7 +2,8 @@
 /* tinct verify DEVICE [--svg OUT] [--json]: measures a display through a sensor and compares
  * the readings with what the device's default profile predicts (docs/verify.md): CIEDE2000
  * per patch, mean and maximum; stores the result and its date in the device's Metadata
- * (DISPLAY_VERIFY_LAST keys), where `tinct doctor` reads it. Needs only the daemon and a
+ * (DISPLAY_VERIFY_LAST keys, the date last), which the daemon records in its store and fills
+ * in again after a restart; `tinct doctor` reads it. Needs only the daemon and a
  * sensor. Exit 0 when it measured, whatever the figures; 1 when it could not measure.
  *
  * The patches are shown on the dummy sensor's virtual display (tinctd

@@ -10,6 +10,7 @@
 #include "cups-source.h"
 #include "daemon-dbus.h"
 #include "device.h"
+#include "device-verify.h"
 #include "log.h"
 #include "names.h"
 #include "polkit.h"
@@ -178,6 +179,9 @@ static int set_property_authorized(sd_bus_message *msg, Manager *m, Client *c, s
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "device type %s not recognised", value);
         if (device_check_property(d, key) == -E2BIG)
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "too many metadata entries");
+        r = device_verify_record(d, key, value, error);
+        if (r < 0)
+                return r;
         /* Stored first: a change the disk refuses is answered as an error and not made, so
          * nothing acknowledged is lost at the next start. */
         if (d->scope == SCOPE_DISK && !streq(key, "Enabled")) {

@@ -13,6 +13,7 @@
 #include "bus-errors.h"
 #include "daemon-dbus.h"
 #include "device.h"
+#include "device-verify.h"
 #include "display.h"
 #include "log.h"
 #include "names.h"
@@ -375,6 +376,7 @@ static bool strings_are_utf8(const char *const *strings, size_t n, const StrMap 
 }
 
 int manager_add_device(Manager *m, Device *d) {
+        device_verify_restore(d); /* a display is made anew at every start: its results come back */
         const char *const strings[] = { d->id, d->model, d->vendor, d->serial, d->colorspace, d->format, d->mode, d->seat };
         if (!strings_are_utf8(strings, ELEMENTSOF(strings), &d->metadata))
                 return -EILSEQ;

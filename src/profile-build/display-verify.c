@@ -158,8 +158,8 @@ void display_verify_format_time(time_t when, char buf[32]) {
 
 void display_verify_record(const DisplayVerify *v, const char *prefix, const char *profile_id, time_t when,
                            DisplayVerifyRecord *ret) {
-        static const char *const suffix[DISPLAY_VERIFY_N_KEYS] = { "dE2000_mean", "dE2000_max", "date", "profile",
-                                                                   "patches" };
+        static const char *const suffix[DISPLAY_VERIFY_N_KEYS] = { VERIFY_KEY_MEAN, VERIFY_KEY_MAX, VERIFY_KEY_PROFILE,
+                                                                   VERIFY_KEY_PATCHES, VERIFY_KEY_DATE };
         char date[32];
 
         display_verify_format_time(when, date);
@@ -167,7 +167,7 @@ void display_verify_record(const DisplayVerify *v, const char *prefix, const cha
                 snprintf(ret->keys[i], sizeof ret->keys[i], "%s%s", prefix, suffix[i]);
         snprintf(ret->values[0], sizeof ret->values[0], "%.3f", v->mean);
         snprintf(ret->values[1], sizeof ret->values[1], "%.3f", v->max);
-        snprintf(ret->values[2], sizeof ret->values[2], "%s", date);
-        snprintf(ret->values[3], sizeof ret->values[3], "%s", profile_id ? profile_id : "");
-        snprintf(ret->values[4], sizeof ret->values[4], "%zu", v->n);
+        snprintf(ret->values[2], sizeof ret->values[2], "%s", profile_id ? profile_id : "");
+        snprintf(ret->values[3], sizeof ret->values[3], "%zu", v->n);
+        snprintf(ret->values[4], sizeof ret->values[4], "%s", date);
 }

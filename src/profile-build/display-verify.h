@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "verify-keys.h"
+
 #define DISPLAY_VERIFY_MAX_PATCHES 32u
 
 typedef struct DisplayVerifyPatch {
@@ -49,14 +51,15 @@ int display_verify_compare(DisplayVerify *v, const char **ret_reason);
 void display_verify_lab_to_srgb8(const double lab[3], uint8_t ret[3]);
 
 /* Where a result is stored: the device's Metadata (Device.SetProperty, colord §3.3), one key
- * per figure under a prefix: DISPLAY_VERIFY_LAST for the latest `tinct verify`,
- * DISPLAY_VERIFY_PROFILED for the calibration helper's check right after profiling. */
-#define DISPLAY_VERIFY_LAST "TINCT_verify_"
-#define DISPLAY_VERIFY_PROFILED "TINCT_profiled_"
-#define DISPLAY_VERIFY_N_KEYS 5u
+ * per figure under a prefix (verify-keys.h): DISPLAY_VERIFY_LAST for the latest `tinct
+ * verify`, DISPLAY_VERIFY_PROFILED for the calibration helper's check right after profiling. */
+#define DISPLAY_VERIFY_LAST VERIFY_KEYS_LAST
+#define DISPLAY_VERIFY_PROFILED VERIFY_KEYS_PROFILED
+#define DISPLAY_VERIFY_N_KEYS VERIFY_N_KEYS
 
-/* The key/value pairs of a result under a prefix: KEY_dE2000_mean, _dE2000_max, _date (ISO
- * 8601 UTC), _profile (the profile id verified against), _patches. Strings in buf. */
+/* The key/value pairs of a result under a prefix, in the order to write them: KEY_dE2000_mean,
+ * _dE2000_max, _profile (the profile id verified against), _patches, and _date (ISO 8601 UTC)
+ * last, which makes the daemon record the result (verify-keys.h). */
 typedef struct DisplayVerifyRecord {
         char keys[DISPLAY_VERIFY_N_KEYS][48];
         char values[DISPLAY_VERIFY_N_KEYS][160];

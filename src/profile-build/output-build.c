@@ -250,7 +250,8 @@ static int check_icc(const uint8_t *icc, size_t len, const OutputSamples *s, dou
 }
 
 int output_build(const OutputSamples *samples, const ProfileBuildOptions *options, double ink_limit,
-                 uint8_t **ret_icc, size_t *ret_len, OutputBuildReport *ret_report, const char **ret_reason) {
+                 OutputBlack black, uint8_t **ret_icc, size_t *ret_len, OutputBuildReport *ret_report,
+                 const char **ret_reason) {
         static const ProfileBuildOptions defaults = {};
         const ProfileBuildOptions *o = options ? options : &defaults;
         unsigned grid = samples->space == OUTPUT_SPACE_CMYK ? OUTPUT_A2B_GRID_CMYK : OUTPUT_A2B_GRID_RGB;
@@ -288,7 +289,9 @@ int output_build(const OutputSamples *samples, const ProfileBuildOptions *option
         }
         rep.smoothness = fit.smoothness;
         rep.cv_mean = fit.cv_mean;
-        r = output_inverter_new(&lut, samples->space, ink_limit, &inv);
+        r = output_inverter_new(&lut, samples->space, ink_limit, black, &inv);
+        if (r >= 0)
+                r = output_inverter_make_boundary(inv);
         if (r >= 0)
                 r = tables_make(&lut, inv, o->v2, &t, &rep.max_ink);
         if (r < 0) {

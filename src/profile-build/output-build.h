@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "output-invert.h"
 #include "output-samples.h"
 #include "profile-build.h"
 
@@ -34,6 +35,8 @@ typedef struct OutputBuildReport {
 } OutputBuildReport;
 
 /* options: as for displays (description NULL: OUTPUT_BUILD_DEFAULT_DESCRIPTION); ink_limit:
- * the CMYK total (1..4; 0: OUTPUT_DEFAULT_INK_LIMIT). Errors as profile_build(). */
+ * the CMYK total (1..4; 0: none); black: CMYK's black generation (output-invert.h). Errors
+ * as profile_build(). */
 int output_build(const OutputSamples *samples, const ProfileBuildOptions *options, double ink_limit,
-                 uint8_t **ret_icc, size_t *ret_len, OutputBuildReport *ret_report, const char **ret_reason);
+                 OutputBlack black, uint8_t **ret_icc, size_t *ret_len, OutputBuildReport *ret_report,
+                 const char **ret_reason);

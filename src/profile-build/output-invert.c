@@ -9,9 +9,11 @@
  *
  * Black generation: CMYK has one degree of freedom more than CIELAB; a colour is reached by
  * a line of CMYK values that trade black for the three colours. The black target K(L*) ramps
- * from 0 at light colours to 1 at the printer's black; a small weight on (K − K(L*))² picks
- * the point of that line nearest the target, and yields where the line does not reach it
- * (a saturated dark colour keeps the black it needs). */
+ * from 0 at light colours to 1 at the printer's black, sooner or later by the OutputBlack
+ * chosen; a small weight on (K − K(L*))² picks the point of that line nearest the target, and
+ * yields where the line does not reach it (a saturated dark colour keeps the black it needs).
+ * The solver starts at the target's black: from a seed chosen by colour alone it walked along
+ * the line too slowly to reach the target in its iterations. */
 #include <assert.h>
 #include <errno.h>
 #include <math.h>
@@ -26,14 +28,42 @@
 #define BOUNDARY_H_STEPS 72u    /* hue every 5° */
 #define BOUNDARY_C_MAX 160.0    /* beyond any printer's chroma */
 #define BLACK_WEIGHT 0.1        /* ΔE76² per unit of (K − target)²: colour first, black second */
-#define BLACK_START 0.25        /* black starts at this fraction of the way from paper to black */
-#define BLACK_POWER 1.5         /* ...and grows like this power towards full black */
+#define SEED_BLACK_WEIGHT 400.0 /* choosing the start: a seed 0.2 off the black target counts as ΔE76 4 */
 #define KNEE 0.8                /* perceptual: chroma below this share of the boundary is kept */
 #define LM_ITERATIONS 60u
+
+/* Each black generation's target: 0 up to start (the fraction of the way from paper to the
+ * printer's black), then ((t − start) / (1 − start))^power up to 1. Each is at least the one
+ * before it at every lightness, so a heavier setting never asks for less black. */
+static const struct {
+        const char *name;
+        double start, power;
+} black_shapes[_OUTPUT_BLACK_N] = {
+        [OUTPUT_BLACK_NONE] = { "none", 1.0, 1.0 },     /* never above start: 0 */
+        [OUTPUT_BLACK_LIGHT] = { "light", 0.5, 2.0 },
+        [OUTPUT_BLACK_MEDIUM] = { "medium", 0.25, 1.5 }, /* the default, as before the choice */
+        [OUTPUT_BLACK_HEAVY] = { "heavy", 0.1, 1.0 },
+        [OUTPUT_BLACK_MAX] = { "max", 0.0, 0.0 },       /* 1 as soon as there is any ink */
+};
+
+int output_black_from_string(const char *s, OutputBlack *ret) {
+        for (OutputBlack b = 0; b < _OUTPUT_BLACK_N; b++)
+                if (s && strcmp(s, black_shapes[b].name) == 0) {
+                        *ret = b;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+const char *output_black_to_string(OutputBlack b) {
+        assert(b < _OUTPUT_BLACK_N);
+        return black_shapes[b].name;
+}
 
 struct OutputInverter {
         const OutputLut *lut;
         OutputSpace space;
+        OutputBlack black;
         unsigned n;             /* device channels */
         double ink_limit;
         size_t n_seeds;
@@ -89,10 +119,11 @@ double output_black_lightness(const OutputInverter *inv) {
 double output_black_target(const OutputInverter *inv, double lightness) {
         double span = 100.0 - inv->black_lightness;
         double t = span > 0.0 ? clamp01((100.0 - lightness) / span) : 1.0;
+        double start = black_shapes[inv->black].start;
 
-        if (t <= BLACK_START)
+        if (t <= start)
                 return 0.0;
-        return pow((t - BLACK_START) / (1.0 - BLACK_START), BLACK_POWER);
+        return pow((t - start) / (1.0 - start), black_shapes[inv->black].power);
 }
 
 /* The residuals: colour (3), and for CMYK the black term. Returns their number. */
@@ -165,7 +196,7 @@ void output_invert(const OutputInverter *inv, const double lab[3], double *ret_d
                 double es = dl * dl + da * da + db * db;
                 if (inv->space == OUTPUT_SPACE_CMYK) {
                         double dk = inv->seed_device[n * s + 3] - k_target;
-                        es += BLACK_WEIGHT * dk * dk;
+                        es += SEED_BLACK_WEIGHT * dk * dk;
                 }
                 if (es < best_e) {
                         best_e = es;
@@ -173,6 +204,10 @@ void output_invert(const OutputInverter *inv, const double lab[3], double *ret_d
                 }
         }
         memcpy(d, inv->seed_device + n * best, n * sizeof(double));
+        if (inv->space == OUTPUT_SPACE_CMYK) {
+                d[3] = k_target;
+                project(inv, d);
+        }
         m = residuals(inv, d, lab, k_target, r);
         e = energy(r, m);
 
@@ -252,6 +287,7 @@ double output_max_chroma(const OutputInverter *inv, double lightness, double hue
         double fl = l - l0, fh = h - floor(h);
         const double *b = inv->boundary;
 
+        assert(b); /* output_inverter_make_boundary() */
         return (1 - fl) * ((1 - fh) * b[l0 * BOUNDARY_H_STEPS + h0] + fh * b[l0 * BOUNDARY_H_STEPS + h1]) +
                fl * ((1 - fh) * b[(l0 + 1) * BOUNDARY_H_STEPS + h0] + fh * b[(l0 + 1) * BOUNDARY_H_STEPS + h1]);
 }
@@ -260,7 +296,9 @@ void output_map_perceptual(const OutputInverter *inv, const double lab[3], doubl
         double lk = inv->black_lightness;
         double l = lk + fmin(fmax(lab[0], 0.0), 100.0) * (100.0 - lk) / 100.0;
         double c = hypot(lab[1], lab[2]), h = atan2(lab[2], lab[1]) * (180.0 / M_PI);
-        double cb = output_max_chroma(inv, l, h), knee = KNEE * cb;
+        /* The table's chroma is the largest printed within OUTPUT_GAMUT_TOLERANCE: aim that much
+         * inside it, so that what the mapping sends is printed, not clipped again. */
+        double cb = fmax(output_max_chroma(inv, l, h) - OUTPUT_GAMUT_TOLERANCE, 0.0), knee = KNEE * cb;
 
         if (c > knee) {
                 double room = cb - knee;
@@ -296,7 +334,8 @@ static int make_seeds(OutputInverter *inv) {
         return 0;
 }
 
-static int make_boundary(OutputInverter *inv) {
+int output_inverter_make_boundary(OutputInverter *inv) {
+        assert(!inv->boundary);
         inv->boundary = calloc(BOUNDARY_L_STEPS * BOUNDARY_H_STEPS, sizeof(double));
         if (!inv->boundary)
                 return -ENOMEM;
@@ -319,12 +358,14 @@ static int make_boundary(OutputInverter *inv) {
         return 0;
 }
 
-int output_inverter_new(const OutputLut *lut, OutputSpace space, double ink_limit, OutputInverter **ret) {
+int output_inverter_new(const OutputLut *lut, OutputSpace space, double ink_limit, OutputBlack black,
+                        OutputInverter **ret) {
         _cleanup_(output_inverter_freep) OutputInverter *inv = NULL;
-        double black[OUTPUT_MAX_CHANNELS], lab[3], zero[3] = { 0.0, 0.0, 0.0 };
+        double darkest[OUTPUT_MAX_CHANNELS], lab[3], zero[3] = { 0.0, 0.0, 0.0 };
         int r;
 
         assert(lut->n_in == (space == OUTPUT_SPACE_CMYK ? 4u : 3u));
+        assert(black < _OUTPUT_BLACK_N);
         inv = calloc(1, sizeof *inv);
         if (!inv)
                 return -ENOMEM;
@@ -336,14 +377,14 @@ int output_inverter_new(const OutputLut *lut, OutputSpace space, double ink_limi
         if (r < 0)
                 return r;
         /* The printer's black: the colour nearest L* 0 (with no black target yet: the ramp
-         * is defined by this lightness, so take black as the solver leaves it). */
+         * is defined by this lightness, so take black as the solver leaves it). With the
+         * default generation whatever the choice, so every choice maps to the same black. */
         inv->black_lightness = 0.0;
-        output_invert(inv, zero, black, NULL);
-        output_lut_eval(lut, black, lab);
+        inv->black = OUTPUT_BLACK_DEFAULT;
+        output_invert(inv, zero, darkest, NULL);
+        output_lut_eval(lut, darkest, lab);
         inv->black_lightness = fmin(fmax(lab[0], 0.0), 99.0);
-        r = make_boundary(inv);
-        if (r < 0)
-                return r;
+        inv->black = black;
         *ret = TAKE_PTR(inv);
         return 0;
 }

@@ -4,8 +4,8 @@
  * target (ΔE76; an out-of-gamut colour goes to its nearest printable colour). Perceptual: the
  * target first mapped into the printer's gamut (lightness scaled to the printer's black, chroma
  * compressed towards the gamut's boundary at constant hue and lightness), then inverted
- * colorimetrically. For CMYK the black is generated from lightness, and no result exceeds the
- * total ink limit (docs/printer-profiles.md).
+ * colorimetrically. For CMYK the black is generated from lightness (OutputBlack), and no result
+ * exceeds the total ink limit (docs/printer-profiles.md).
  *
  * Pure numerics: no lcms2, no files, no logging. */
 #pragma once
@@ -20,8 +20,29 @@
 
 typedef struct OutputInverter OutputInverter;
 
-/* ink_limit: the CMYK total, 1..4 (4: none); ignored for RGB. */
-int output_inverter_new(const OutputLut *lut, OutputSpace space, double ink_limit, OutputInverter **ret);
+/* Black generation for CMYK (docs/printer-profiles.md): how soon and how fast the black
+ * target rises from the paper to the printer's black. NONE wants no black (a colour gets only
+ * what CMY cannot reach), MAX all the black a colour allows (greys in black ink alone). */
+typedef enum OutputBlack {
+        OUTPUT_BLACK_NONE,
+        OUTPUT_BLACK_LIGHT,
+        OUTPUT_BLACK_MEDIUM,
+        OUTPUT_BLACK_HEAVY,
+        OUTPUT_BLACK_MAX,
+        _OUTPUT_BLACK_N,
+} OutputBlack;
+#define OUTPUT_BLACK_DEFAULT OUTPUT_BLACK_MEDIUM
+
+/* "none", "light", "medium", "heavy", "max"; -EINVAL for anything else. */
+int output_black_from_string(const char *s, OutputBlack *ret);
+const char *output_black_to_string(OutputBlack b);
+
+/* ink_limit: the CMYK total, 1..4 (4: none); ignored for RGB, as is black. */
+int output_inverter_new(const OutputLut *lut, OutputSpace space, double ink_limit, OutputBlack black,
+                        OutputInverter **ret);
+/* The gamut boundary output_max_chroma() and output_map_perceptual() need (most of the cost of
+ * an inverter: some 44 000 inversions). -ENOMEM. */
+int output_inverter_make_boundary(OutputInverter *inv);
 OutputInverter *output_inverter_free(OutputInverter *inv);
 DEFINE_TRIVIAL_CLEANUP_FUNC(OutputInverter *, output_inverter_free);
 
@@ -29,7 +50,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(OutputInverter *, output_inverter_free);
  * colour those values print (0 in gamut). */
 void output_invert(const OutputInverter *inv, const double lab[3], double *ret_device, double *ret_error);
 
-/* Perceptual: lab mapped into the gamut (then output_invert() it). */
+/* Perceptual: lab mapped into the gamut (then output_invert() it). Needs the boundary. */
 void output_map_perceptual(const OutputInverter *inv, const double lab[3], double ret_lab[3]);
 
 /* Whether the printer reaches lab within ΔE76 OUTPUT_GAMUT_TOLERANCE. */

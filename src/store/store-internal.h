@@ -64,6 +64,10 @@ typedef enum StoreStatement {
         STMT_DISK_PROFILE_GET_PROPERTIES,
         STMT_DISK_PROFILE_SET_PROPERTIES,
 
+        STMT_VERIFICATION_ADD,
+        STMT_VERIFICATION_TRIM,
+        STMT_VERIFICATION_LIST,
+
         STMT_EXPORT_INFO,
         STMT_EXPORT_ENABLED,
         STMT_EXPORT_MAPPINGS,
@@ -99,7 +103,7 @@ struct Store {
 };
 
 /* Schema version this build writes; store_open() migrates older files up to it. */
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 
 /* Opens like store_open_full() but migrates only up to max_version (tests use it to make
  * files of an older schema). */
@@ -112,6 +116,7 @@ int store_schema_version(Store *s);
 typedef enum StoreArgType {
         STORE_ARG_TEXT,
         STORE_ARG_INT,
+        STORE_ARG_REAL,
         STORE_ARG_STRV, /* a string list as one blob of NUL-terminated strings */
         STORE_ARG_BLOB,
 } StoreArgType;
@@ -121,6 +126,7 @@ typedef struct StoreArg {
         union {
                 const char *text;
                 int64_t integer;
+                double real;
                 char *const *strv;
                 struct {
                         const void *data;
@@ -131,6 +137,7 @@ typedef struct StoreArg {
 
 #define ARG_TEXT(v) ((StoreArg) { .type = STORE_ARG_TEXT, .text = (v) })
 #define ARG_INT(v) ((StoreArg) { .type = STORE_ARG_INT, .integer = (int64_t) (v) })
+#define ARG_REAL(v) ((StoreArg) { .type = STORE_ARG_REAL, .real = (double) (v) })
 #define ARG_STRV(v) ((StoreArg) { .type = STORE_ARG_STRV, .strv = (v) })
 #define ARG_BLOB(d, n) ((StoreArg) { .type = STORE_ARG_BLOB, .blob = { .data = (d), .size = (n) } })
 

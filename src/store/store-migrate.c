@@ -107,6 +107,27 @@ static const char *const migrations[] = {
         "ALTER TABLE mappings_v5 RENAME TO mappings;"
         "CREATE INDEX mappings_by_profile ON mappings (profile_id, timestamp);"
         "PRAGMA user_version = 5;",
+
+        /* 5 → 6: verifications of a device against its profile (`tinct verify`, and the
+         * calibration helper's check right after profiling), kept by device id whatever the
+         * device's scope: a display is made anew at every start and its Metadata with it
+         * (docs/verify.md). In layers as the mappings: owner 0 the system's, a uid those
+         * recorded on that user's own devices. when_utc is the ISO 8601 text the client
+         * wrote; seq orders rows; the store keeps the newest STORE_VERIFICATIONS_KEPT per
+         * device, source and owner. */
+        "CREATE TABLE verifications ("
+        "        seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+        "        device_id TEXT NOT NULL,"
+        "        owner INTEGER NOT NULL DEFAULT 0,"
+        "        source TEXT NOT NULL CHECK (source IN ('verify', 'calibration')),"
+        "        when_utc TEXT NOT NULL,"
+        "        mean REAL NOT NULL,"
+        "        max REAL NOT NULL,"
+        "        patches INTEGER NOT NULL,"
+        "        profile_id TEXT NOT NULL"
+        ") STRICT;"
+        "CREATE INDEX verifications_by_device ON verifications (device_id, source, owner, seq);"
+        "PRAGMA user_version = 6;",
 };
 _Static_assert(ELEMENTSOF(migrations) == STORE_SCHEMA_VERSION, "one migration per schema version");
 

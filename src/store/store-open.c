@@ -257,6 +257,11 @@ bool store_is_read_only(const Store *s) {
         return s->read_only_error < 0;
 }
 
+int store_read_only_error(const Store *s) {
+        assert(s);
+        return s->read_only_error;
+}
+
 int store_open_full(const char *state_dir, StoreOpenFlags flags, Store **ret) {
         return store_open_version(state_dir, flags, STORE_SCHEMA_VERSION, ret);
 }

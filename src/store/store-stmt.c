@@ -108,6 +108,8 @@ static int bind_one(sqlite3_stmt *st, int idx, const StoreArg *a) {
                 return store_errno(sqlite3_bind_text64(st, idx, a->text, strlen(a->text), SQLITE_STATIC, SQLITE_UTF8));
         case STORE_ARG_INT:
                 return store_errno(sqlite3_bind_int64(st, idx, a->integer));
+        case STORE_ARG_REAL:
+                return store_errno(sqlite3_bind_double(st, idx, a->real));
         case STORE_ARG_STRV:
                 return bind_strv(st, idx, a->strv);
         case STORE_ARG_BLOB:

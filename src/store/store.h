@@ -51,6 +51,9 @@ int store_open_full(const char *state_dir, StoreOpenFlags flags, Store **ret);
  * line that says so. -EPROTONOSUPPORT for a file of a newer schema, as store_open(). */
 int store_open_read_only(const char *state_dir, int write_error, Store **ret);
 bool store_is_read_only(const Store *s);
+/* The negative errno a read-only store answers every write with (why it is read-only); 0
+ * when it can be written. */
+int store_read_only_error(const Store *s);
 /* Whether a store_open() error is one store_open_read_only() is for: the directory or the
  * file cannot be written, as opposed to a newer schema or no memory. */
 bool store_open_error_is_unwritable(int error);
@@ -143,6 +146,34 @@ int store_disk_profile_set_property(Store *s, const char *id, const char *key, c
 int store_disk_profile_list(Store *s, StoreDiskProfile **ret, size_t *ret_n);
 void store_disk_profiles_free(StoreDiskProfile *l, size_t n);
 
+/* Verifications of a device against its profile (docs/verify.md), by device id whatever
+ * its scope. source: STORE_VERIFICATION_VERIFY (`tinct verify`) or
+ * STORE_VERIFICATION_CALIBRATION (the calibration helper's check right after profiling).
+ * In layers as the mappings: STORE_LAYER_SYSTEM for the system's devices, a uid for those
+ * recorded on that user's own devices; a layer sees its own rows and the system's. Only the
+ * newest STORE_VERIFICATIONS_KEPT of a device, source and layer are kept: add drops the
+ * older ones in the same transaction. */
+#define STORE_VERIFICATION_VERIFY "verify"
+#define STORE_VERIFICATION_CALIBRATION "calibration"
+#define STORE_VERIFICATIONS_KEPT 32
+
+typedef struct StoreVerification {
+        char *source;
+        char *when;       /* ISO 8601 UTC, "2026-12-05T23:48:04Z" */
+        double mean, max; /* CIEDE2000 */
+        unsigned patches;
+        char *profile_id; /* the profile verified against */
+} StoreVerification;
+
+/* -EINVAL for an unknown source, a when that is not ISO 8601 UTC, or figures that are not
+ * finite and >= 0 (nothing is written). */
+int store_verification_add(Store *s, uid_t layer, const char *device_id, const StoreVerification *v);
+/* What the layer sees, newest first; source NULL for both. An empty list (not an error) when
+ * there are none. */
+int store_verification_list(Store *s, uid_t layer, const char *device_id, const char *source,
+                            StoreVerification **ret, size_t *ret_n);
+void store_verifications_free(StoreVerification *l, size_t n);
+
 /* Parsed-ICC cache, keyed by path and checked against the file's identity. get returns a
  * new IccInfo (free with icc_info_free()), or -ENOENT when the path is unknown or the file
  * changed (size, mtime or inode differ) or the cached row is unusable. put replaces the row
@@ -169,9 +200,10 @@ int store_profile_cache_count(Store *s, size_t *ret);
  * files existed), 0 when it had already run. colord's files are opened read-only. */
 int store_import_colord(Store *s, const char *colord_dir);
 
-/* The whole store (not the profile cache: it is derived from files) as JSON. Strict reader:
- * malformed or unexpected input is refused with a message in *ret_error and nothing is
- * changed; a valid document replaces the store's content in one transaction. */
+/* The whole store as JSON, but for the profile cache (it is derived from files) and the
+ * verifications (measurements, not configuration: an import leaves them as they are). Strict
+ * reader: malformed or unexpected input is refused with a message in *ret_error and nothing
+ * is changed; a valid document replaces the store's content in one transaction. */
 int store_export_json(Store *s, FILE *f);
 int store_import_json(Store *s, const char *data, size_t size, char **ret_error);
 

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for src/store's tables on real SQLite files in temporary directories: every call
  * of mappings (in layers), disk devices, Enabled flags, titles and disk profiles, persistence
- * across a reopen, transactions, and oversized values. */
+ * across a reopen, transactions, oversized values, and verifications. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -402,6 +403,89 @@ static void test_bind_args(void) {
         rm_rf(dir);
 }
 
+static StoreVerification verification(const char *source, const char *when, double mean) {
+        return (StoreVerification) { .source = (char *) source, .when = (char *) when, .mean = mean, .max = 2 * mean,
+                                     .patches = 27, .profile_id = (char *) "icc-p" };
+}
+
+/* Newest first, per source; only the newest STORE_VERIFICATIONS_KEPT of a device and source
+ * stay; bad records are refused whole; they outlive a reopen and a migration from schema 5;
+ * a user's layer sees its rows over the system's, the system's not the user's; a read-only
+ * store refuses to record one. */
+static void test_verifications(void) {
+        _cleanup_free_ char *dir = make_temp_dir();
+        StoreVerification *l = NULL, v;
+        size_t n = 99;
+        Store *s = NULL;
+        char when[32];
+
+        assert_se(store_open_version(dir, 0, 5, &s) == 0);
+        s = store_free(s);
+        assert_se(store_open(dir, &s) == 0); /* migrated: the table exists */
+        assert_se(store_verification_list(s, STORE_LAYER_SYSTEM, "xrandr-A", NULL, &l, &n) == 0 && n == 0);
+        store_verifications_free(l, n);
+
+        v = verification(STORE_VERIFICATION_CALIBRATION, "2026-11-02T10:00:00Z", 0.3);
+        assert_se(store_verification_add(s, STORE_LAYER_SYSTEM, "xrandr-A", &v) == 0);
+        for (unsigned i = 0; i < STORE_VERIFICATIONS_KEPT + 8; i++) {
+                snprintf(when, sizeof when, "2026-12-%02uT00:00:00Z", 1 + i % 28);
+                v = verification(STORE_VERIFICATION_VERIFY, when, i);
+                assert_se(store_verification_add(s, STORE_LAYER_SYSTEM, "xrandr-A", &v) == 0);
+        }
+        v = verification(STORE_VERIFICATION_VERIFY, "2026-12-05T00:00:00Z", 9.5);
+        assert_se(store_verification_add(s, STORE_LAYER_SYSTEM, "xrandr-B", &v) == 0);
+
+        /* refused whole */
+        const StoreVerification bad[] = {
+                verification("display", "2026-12-05T00:00:00Z", 1),
+                verification(STORE_VERIFICATION_VERIFY, "2026-12-05", 1),
+                verification(STORE_VERIFICATION_VERIFY, "2026-12-05T00:00:00Z+", 1),
+                verification(STORE_VERIFICATION_VERIFY, "2026-12-05T00:00:00Z", NAN),
+                verification(STORE_VERIFICATION_VERIFY, "2026-12-05T00:00:00Z", -1),
+                verification(STORE_VERIFICATION_VERIFY, "2026-12-05T00:00:00Z", INFINITY),
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                assert_se(store_verification_add(s, STORE_LAYER_SYSTEM, "xrandr-A", &bad[i]) == -EINVAL);
+        s = store_free(s);
+
+        assert_se(store_open(dir, &s) == 0);
+        assert_se(store_verification_list(s, STORE_LAYER_SYSTEM, "xrandr-A", STORE_VERIFICATION_VERIFY, &l, &n) == 0);
+        assert_se(n == STORE_VERIFICATIONS_KEPT);
+        assert_se(l[0].mean == STORE_VERIFICATIONS_KEPT + 7 && l[0].max == 2 * l[0].mean && l[0].patches == 27);
+        assert_se(l[n - 1].mean == 8); /* the 8 oldest went */
+        assert_streq(l[0].profile_id, "icc-p");
+        assert_streq(l[0].source, STORE_VERIFICATION_VERIFY);
+        store_verifications_free(l, n);
+        /* the calibration's is kept apart from 40 verifications */
+        assert_se(store_verification_list(s, STORE_LAYER_SYSTEM, "xrandr-A", NULL, &l, &n) == 0 && n == STORE_VERIFICATIONS_KEPT + 1);
+        assert_streq(l[n - 1].source, STORE_VERIFICATION_CALIBRATION);
+        assert_streq(l[n - 1].when, "2026-11-02T10:00:00Z");
+        assert_se(l[n - 1].mean == 0.3);
+        store_verifications_free(l, n);
+        assert_se(store_verification_list(s, STORE_LAYER_SYSTEM, "xrandr-B", NULL, &l, &n) == 0 && n == 1 && l[0].mean == 9.5);
+        store_verifications_free(l, n);
+        /* a user's layer: their own rows over the system's; the system never sees them */
+        v = verification(STORE_VERIFICATION_VERIFY, "2026-12-06T00:00:00Z", 4.5);
+        assert_se(store_verification_add(s, 1000, "xrandr-B", &v) == 0);
+        assert_se(store_verification_list(s, 1000, "xrandr-B", NULL, &l, &n) == 0 && n == 2 && l[0].mean == 4.5 &&
+                  l[1].mean == 9.5);
+        store_verifications_free(l, n);
+        assert_se(store_verification_list(s, STORE_LAYER_SYSTEM, "xrandr-B", NULL, &l, &n) == 0 && n == 1 &&
+                  l[0].mean == 9.5);
+        store_verifications_free(l, n);
+        assert_se(store_verification_list(s, 1001, "xrandr-B", NULL, &l, &n) == 0 && n == 1 && l[0].mean == 9.5);
+        store_verifications_free(l, n);
+        s = store_free(s);
+
+        assert_se(store_open_read_only(dir, -EROFS, &s) == 0);
+        v = verification(STORE_VERIFICATION_VERIFY, "2026-12-06T00:00:00Z", 1);
+        assert_se(store_verification_add(s, STORE_LAYER_SYSTEM, "xrandr-B", &v) == -EROFS);
+        assert_se(store_verification_list(s, STORE_LAYER_SYSTEM, "xrandr-B", NULL, &l, &n) == 0 && n == 1);
+        store_verifications_free(l, n);
+        s = store_free(s);
+        rm_rf(dir);
+}
+
 int main(void) {
         log_set_max_level(getenv("TEST_VERBOSE") ? LOG_DEBUG : LOG_INFO);
         test_basics();
@@ -412,5 +496,6 @@ int main(void) {
         test_bounds();
         test_disk_profile_set_property();
         test_failed_commit_leaves_no_transaction();
+        test_verifications();
         return 0;
 }

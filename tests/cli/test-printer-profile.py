@@ -268,6 +268,8 @@ bad = {
                                  7, 5, "-2.0"), "LAB_L -2.0 is negative"),
     "ink-limit-rgb": (rgb, "--ink-limit is for CMYK printers"),
     "bad-ink-limit": (good, "a total ink limit is a percentage from 100 to 400"),
+    "black-rgb": (rgb, "--black is for CMYK printers"),
+    "bad-black": (good, "the black generation is none, light, medium, heavy or max"),
     "spectral-only": (good.replace('"CMYK_XYZ"', '"CMYK_SPEC"'), 'COLOR_REP is "CMYK_SPEC"'),
 }
 for name, (content, message) in bad.items():
@@ -275,10 +277,11 @@ for name, (content, message) in bad.items():
     with open(path, "w") as f:
         f.write(content)
     out = os.path.join(work, "bad-%s.icc" % name)
-    extra = {"ink-limit-rgb": ["--ink-limit", "300"], "bad-ink-limit": ["--ink-limit", "20"]}.get(name, [])
+    extra = {"ink-limit-rgb": ["--ink-limit", "300"], "bad-ink-limit": ["--ink-limit", "20"],
+             "black-rgb": ["--black", "max"], "bad-black": ["--black", "most"]}.get(name, [])
     r = run(tinct, "profile-build", path, "-o", out, *extra, ok=False)
     check(r.returncode == 1 and message in r.stderr and not os.path.exists(out) and "line" in r.stderr
-          if name not in ("ink-limit-rgb", "bad-ink-limit", "no-paper", "spectral-only") else
+          if name not in ("ink-limit-rgb", "bad-ink-limit", "black-rgb", "bad-black", "no-paper", "spectral-only") else
           r.returncode == 1 and message in r.stderr and not os.path.exists(out),
           "%s: exit %d, %r" % (name, r.returncode, r.stderr.strip()))
 

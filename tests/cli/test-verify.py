@@ -15,6 +15,9 @@ has not). The virtual display's true response is the ThinkPad T61 profile of the
 * tinct doctor: "measured ΔE X mean on DAY; Y when profiled on DAY" once a verification made
   when profiling is on the device (here set with Device.SetProperty as the calibration
   helper does; the helper itself is tested in tests/session/test-calibrate.py).
+* After a restart of tinctd, the devices made again: the results come back from the store
+  (the same Metadata keys) and doctor says the same drift; an incomplete or malformed
+  result set by hand is not recorded.
 * Could not measure: no profile, a printer, an unknown device (exit 4), a daemon whose
   dummy sensor has no virtual display: non-zero with a clear message, nothing stored.
 argv[1] is the tinct binary."""
@@ -126,8 +129,9 @@ with TinctEnv(polkit="allow", extra_args=["--dummy-sensor-display", T61]) as env
           "before a profiling record: %r" % text)
     # What the calibration helper stores at the end of a run (src/session/calib-run.c).
     dev = json.loads(run(env, "find-device", "xrandr-Drift", "--json").stdout)["object_path"]
-    for k, v in (("dE2000_mean", "0.300"), ("dE2000_max", "0.900"), ("date", "2026-11-02T10:00:00Z"),
-                 ("profile", "srgb-profile"), ("patches", "27")):
+    # The date last: it makes the daemon record the result in its store (docs/verify.md).
+    for k, v in (("dE2000_mean", "0.300"), ("dE2000_max", "0.900"), ("profile", "srgb-profile"),
+                 ("patches", "27"), ("date", "2026-11-02T10:00:00Z")):
         gdbus(env, "-o", dev, "-m", "org.freedesktop.ColorManager.Device.SetProperty", "TINCT_profiled_" + k, v)
     text = run(env, "doctor", "xrandr-Drift").stdout
     want = "measured ΔE %.1f mean on %s; 0.3 when profiled on 2026-11-02" % (drift["mean"], day)
@@ -146,6 +150,29 @@ with TinctEnv(polkit="allow", extra_args=["--dummy-sensor-display", T61]) as env
     check("measures displays" in r.stderr, "a printer: exit 1, %r" % r.stderr.strip())
     r = run(env, "verify", "no-such-device", rc=4)
     check(r.returncode == 4, "unknown device: exit 4")
+
+    print("after a restart of tinctd (displays are made anew at every start):")
+    env.restart()
+    run(env, "create-device", "xrandr-Drift", "normal", "display")
+    run(env, "create-device", "xrandr-Exact", "normal", "display")
+    create_profile(env, "srgb-profile", SRGB)
+    run(env, "device-add-profile", "xrandr-Drift", "srgb-profile", rc=None)  # the stored hard mapping may have done it
+    text = run(env, "doctor", "xrandr-Drift").stdout
+    check(want in text, "drift from the store: %r in %r" % (want, text))
+    meta = metadata(env, "xrandr-Exact")
+    check(meta.get("TINCT_verify_dE2000_mean") == "%.3f" % exact["mean"] and meta.get("TINCT_verify_date") == exact["date"]
+          and meta.get("TINCT_verify_profile") == "truth-profile" and meta.get("TINCT_verify_patches") == "27"
+          and not any(k.startswith("TINCT_profiled_") for k in meta), "the last verification back: %r" % meta)
+    # A date without a whole result before it is only metadata; a malformed date is not kept.
+    dev = json.loads(run(env, "find-device", "xrandr-Exact", "--json").stdout)["object_path"]
+    gdbus(env, "-o", dev, "-m", "org.freedesktop.ColorManager.Device.SetProperty", "TINCT_profiled_date",
+          "2026-11-03T10:00:00Z")
+    gdbus(env, "-o", dev, "-m", "org.freedesktop.ColorManager.Device.SetProperty", "TINCT_verify_date", "yesterday")
+    env.restart()
+    run(env, "create-device", "xrandr-Exact", "normal", "display")
+    meta = metadata(env, "xrandr-Exact")
+    check(meta.get("TINCT_verify_date") == exact["date"] and "TINCT_profiled_date" not in meta,
+          "neither an incomplete nor a malformed result was recorded: %r" % meta)
 
 with TinctEnv(polkit="allow", dummy_sensor=True) as env:
     run(env, "create-device", "xrandr-Real", "normal", "display")

@@ -208,6 +208,27 @@ def calibrate_virtual_display():
         ui.close()
         check_eq(helper.stop(), 0, "tinct-session exit status")
 
+        # The daemon keeps that verification in its store (docs/verify.md): after a restart of
+        # tinctd and of the session, the display, made again by the user's session, has the same
+        # keys, so doctor's drift still has its reference. The system's device of that id
+        # does not get the user's result.
+        env.restart()
+        conn = compat.connect(env)
+        (system,) = compat.call(conn, compat.MANAGER_PATH, compat.IFACE_MANAGER, "CreateDevice", "ssa{ss}",
+                                ["xrandr-screen", "normal", {"Kind": "display"}], "o")
+        check(not any(k.startswith("TINCT") for k in
+                      compat.get_all(conn, system, compat.IFACE_DEVICE)["Metadata"].unpack()),
+              "the system's device of that id has none of the user's results")
+        compat.call(conn, compat.MANAGER_PATH, compat.IFACE_MANAGER, "DeleteDevice", "o", [system])
+        helper = setup(env, bus, x)
+        _, _, dev = sensor_state(env)
+        again = dev["Metadata"].unpack()
+        mine = {k: v for k, v in dmeta.items() if k.startswith("TINCT_profiled_")}
+        check(len(mine) == 5 and all(again.get(k) == v for k, v in mine.items()),
+              "the helper's verification back after a restart: %r" % {k: v for k, v in again.items()
+                                                                      if k.startswith("TINCT")})
+        check_eq(helper.stop(), 0, "tinct-session exit status after the restart")
+
 
 @test
 def introspection():
