@@ -343,13 +343,19 @@ static int props_add(Props *p, const char *key, const char *value) {
 static int queue_props(const CupsPrinter *pr, Props *ret) {
         _cleanup_free_ char *vendor = NULL, *model = NULL, *serial = NULL;
         int r;
-        if (pr->make_model && (r = cups_vendor_model(pr->make_model, &vendor, &model)) < 0 && r != -ENOENT)
-                return r;
+        if (pr->make_model) {
+                r = cups_vendor_model(pr->make_model, &vendor, &model);
+                if (r < 0 && r != -ENOENT)
+                        return r;
+        }
         if (pr->device_uri && !(serial = cups_sanitize_uri(pr->device_uri)))
                 return -ENOMEM;
         _cleanup_free_ char *uuid = NULL;
-        if (pr->device_uri && (r = cups_uri_uuid(pr->device_uri, &uuid)) < 0 && r != -ENOENT)
-                return r;
+        if (pr->device_uri) {
+                r = cups_uri_uuid(pr->device_uri, &uuid);
+                if (r < 0 && r != -ENOENT)
+                        return r;
+        }
         const DeviceProperty props[] = {
                 { "Kind", "printer" },
                 { "Mode", "physical" },
@@ -462,9 +468,11 @@ static int queue_update(CupsWatch *w, const CupsPrinter *pr) {
         }
         free(q->signature);
         q->signature = TAKE_PTR(signature);
-        if (pr->device_uri && !streq_ptr(q->device_uri, pr->device_uri) &&
-            (r = free_and_strdup(&q->device_uri, pr->device_uri)) < 0)
-                return r;
+        if (pr->device_uri && !streq_ptr(q->device_uri, pr->device_uri)) {
+                r = free_and_strdup(&q->device_uri, pr->device_uri);
+                if (r < 0)
+                        return r;
+        }
         /* A temporary or discovered queue names the printer's uuid in its URI. */
         _cleanup_free_ char *uuid = NULL;
         if (!q->identity && pr->device_uri && cups_uri_uuid(pr->device_uri, &uuid) >= 0 &&

@@ -144,10 +144,16 @@ int profile_apply_icc(Profile *p, const IccInfo *info) {
 
         const char *mf = strmap_get(&p->metadata, "MAPPING_format");
         const char *mq = strmap_get(&p->metadata, "MAPPING_qualifier");
-        if (mf && (r = set_copy(&p->format, mf)) < 0)
-                return r;
-        if (mq && (r = set_copy(&p->qualifier, mq)) < 0)
-                return r;
+        if (mf) {
+                r = set_copy(&p->format, mf);
+                if (r < 0)
+                        return r;
+        }
+        if (mq) {
+                r = set_copy(&p->qualifier, mq);
+                if (r < 0)
+                        return r;
+        }
         if (streq(p->colorspace, "rgb") && !p->qualifier) {
                 r = set_copy(&p->format, "ColorSpace..");
                 if (r < 0)

@@ -95,9 +95,13 @@ static void restore_disk_profiles(Manager *m) {
                 profile_apply_well_known_id(p);
                 for (size_t k = 0; l[i].properties && l[i].properties[k] && l[i].properties[k + 1]; k += 2)
                         (void) profile_set_property(p, l[i].properties[k], l[i].properties[k + 1], NULL);
-                if (l[i].data && (r = profile_load_data(p, TAKE_PTR(l[i].data), l[i].size, &error)) < 0) {
-                        log_warning("Stored profile %s not restored: %s", l[i].id, error.message ?: strerror(-r));
-                        continue;
+                if (l[i].data) {
+                        r = profile_load_data(p, TAKE_PTR(l[i].data), l[i].size, &error);
+                        if (r < 0) {
+                                log_warning("Stored profile %s not restored: %s", l[i].id,
+                                            error.message ?: strerror(-r));
+                                continue;
+                        }
                 }
                 profile_claim_check_restored(p, p->owner == 0 || p->owner == m->daemon_uid);
                 if (manager_find_profile_by_path(m, p->path) || manager_add_profile(m, p, false) < 0) {
