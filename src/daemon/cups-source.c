@@ -246,17 +246,12 @@ static int vendor_profile(CupsWatch *w, CupsQueue *q, const FetchProfile *f, cha
         _cleanup_(profile_freep) Profile *p = NULL;
         if (!qualifier || profile_new(m, id, 0, SCOPE_NORMAL, &p) < 0)
                 return -ENOMEM;
-        r = free_and_strdup(&p->filename, path);
-        if (r >= 0)
-                r = profile_apply_icc(p, info);
+        r = profile_set_file(p, path, info, (const char *const[]) { "PRINTER_profile_name", f->name,
+                                                                    "PRINTER_profile_url", f->url, NULL });
         if (r >= 0)
                 r = profile_set_property(p, "Qualifier", qualifier, NULL);
         if (r >= 0)
                 r = profile_set_property(p, "Format", "ColorModel.MediaType.Resolution", NULL);
-        if (r >= 0)
-                r = strmap_set(&p->metadata, "PRINTER_profile_name", f->name);
-        if (r >= 0)
-                r = strmap_set(&p->metadata, "PRINTER_profile_url", f->url);
         if (r < 0)
                 return r;
         r = manager_add_profile(m, p, false);

@@ -219,11 +219,7 @@ static Profile *edid_profile(DisplayWatch *w, const DisplayConnector *c, const E
         if (profile_new(m, id, 0, SCOPE_NORMAL, &n) < 0)
                 return NULL;
         n->is_system_wide = true;
-        r = free_and_strdup(&n->filename, path);
-        if (r >= 0)
-                r = profile_apply_icc(n, info);
-        if (r >= 0)
-                r = strmap_set(&n->metadata, "FILE_checksum", info->checksum);
+        r = profile_set_file(n, path, info, (const char *const[]) { "FILE_checksum", info->checksum, NULL });
         if (r >= 0)
                 r = strv_extend(&w->profiles, id);
         if (r < 0) {

@@ -257,11 +257,7 @@ static int register_info(Manager *m, const char *path, const IccInfo *info, bool
         if (r < 0)
                 return log_oom();
         p->is_system_wide = path_is_system_wide(path);
-        r = free_and_strdup(&p->filename, path);
-        if (r >= 0)
-                r = profile_apply_icc(p, info);
-        if (r >= 0)
-                r = strmap_set(&p->metadata, "FILE_checksum", info->checksum);
+        r = profile_set_file(p, path, info, (const char *const[]) { "FILE_checksum", info->checksum, NULL });
         if (r < 0)
                 return log_warning_errno(r, "Skipping %s: %m", path);
         profile_apply_well_known_id(p);

@@ -165,6 +165,22 @@ int profile_apply_icc(Profile *p, const IccInfo *info) {
         return 0;
 }
 
+int profile_set_file(Profile *p, const char *path, const IccInfo *info, const char *const *metadata) {
+        int r = set_copy(&p->filename, path);
+        if (r < 0)
+                return r;
+        r = profile_apply_icc(p, info);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; metadata[i]; i += 2) {
+                assert(metadata[i + 1]);
+                r = strmap_set(&p->metadata, metadata[i], metadata[i + 1]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 bool profile_is_edid(const Profile *p) {
         return streq_ptr(strmap_get(&p->metadata, "DATA_source"), "edid");
 }
