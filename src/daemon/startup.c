@@ -11,6 +11,7 @@
 #include "daemon-dbus.h"
 #include "device.h"
 #include "display.h"
+#include "fileio.h"
 #include "log.h"
 #include "names.h"
 #include "profile-claim.h"
@@ -26,13 +27,9 @@
 static char *read_dmi(Manager *m, const char *name) {
         char path[4096], buf[256];
         snprintf(path, sizeof path, "%s/sys/class/dmi/id/%s", strempty(m->config.sysfs_root), name);
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return NULL;
-        ssize_t n = read(fd, buf, sizeof buf - 1);
+        ssize_t n = read_file_head(path, buf, sizeof buf);
         if (n <= 0)
                 return NULL;
-        buf[n] = 0;
         buf[strcspn(buf, "\r\n")] = 0;
         for (char *p = buf; *p; p++)
                 if (*p == '\t' || *p == '_')

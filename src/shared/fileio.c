@@ -201,6 +201,18 @@ char *path_join(const char *dir, const char *name) {
         return p;
 }
 
+ssize_t read_file_head(const char *path, char *buf, size_t size) {
+        assert(size > 0);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        ssize_t n = read(fd, buf, size - 1);
+        if (n < 0)
+                return -errno;
+        buf[n] = 0;
+        return n;
+}
+
 int mkdir_parents(const char *path, mode_t mode) {
         _cleanup_free_ char *p = strdup(path);
         if (!p)

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 typedef enum ReadFlags {
         READ_REGULAR_ONLY = 1 << 0, /* FIFOs, devices, sockets, directories: -EBADFD */
@@ -27,6 +28,11 @@ int read_fd_capped(int fd, size_t max, ReadFlags flags, uint8_t **ret, size_t *r
  * bytes returned. */
 int read_file_capped(const char *path, size_t max, ReadFlags flags, uint8_t **ret, size_t *ret_size,
                      struct stat *ret_st);
+
+/* The start of a small kernel file (/proc, /sys): one read() of at most size - 1 bytes into
+ * buf, followed by a NUL. Returns the number of bytes read (0 for an empty file) or a
+ * negative errno. */
+ssize_t read_file_head(const char *path, char *buf, size_t size);
 
 typedef enum WriteFlags {
         WRITE_NO_REPLACE = 1 << 0,   /* an existing path is left alone: -EEXIST */

@@ -148,12 +148,25 @@ static void test_mkdir_parents(void) {
         assert_se(rmdir(deep) == 0 && rmdir(b) == 0 && rmdir(a) == 0 && unlink(file) == 0);
 }
 
+static void test_read_head(void) {
+        _cleanup_free_ char *path = in_dir("head"), *empty = in_dir("empty"), *missing = in_dir("missing");
+        char buf[6];
+        assert_se(write_file_atomic(path, "abc\0defghij", 11, 0644, 0) == 0);
+        assert_se(read_file_head(path, buf, sizeof buf) == 5);
+        assert_se(memcmp(buf, "abc\0d", 6) == 0); /* NULs kept, one NUL after what was read */
+        assert_se(write_file_atomic(empty, "", 0, 0644, 0) == 0);
+        assert_se(read_file_head(empty, buf, sizeof buf) == 0 && buf[0] == 0);
+        assert_se(read_file_head(missing, buf, sizeof buf) == -ENOENT);
+        assert_se(unlink(path) == 0 && unlink(empty) == 0);
+}
+
 int main(void) {
         assert_se(mkdtemp(dir));
         test_read();
         test_write();
         test_copy();
         test_mkdir_parents();
+        test_read_head();
         assert_se(count_entries() == 0);
         assert_se(rmdir(dir) == 0);
         return 0;
