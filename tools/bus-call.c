@@ -140,6 +140,14 @@ int bus_call_message_timeout(sd_bus *bus, sd_bus_message *m, uint64_t usec, sd_b
         return 0;
 }
 
+int bus_call_message_path(sd_bus *bus, sd_bus_message *m, char **ret_path) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r = bus_call_message(bus, m, &reply);
+        if (r < 0)
+                return r;
+        return bus_read_path(reply, ret_path);
+}
+
 int bus_read_path(sd_bus_message *reply, char **ret_path) {
         const char *p;
         int r = sd_bus_message_read(reply, "o", &p);

@@ -201,6 +201,22 @@ char *path_join(const char *dir, const char *name) {
         return p;
 }
 
+int write_file_atomic_printed(const char *path, mode_t mode, WriteFlags flags,
+                              int (*print)(FILE *f, const void *userdata), const void *userdata) {
+        _cleanup_free_ char *data = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&data, &size);
+        if (!f)
+                return -errno;
+        int r = print(f, userdata);
+        if (r >= 0 && (fflush(f) != 0 || ferror(f)))
+                r = -ENOMEM;
+        fclose(f);
+        if (r < 0)
+                return r;
+        return write_file_atomic(path, data, size, mode, flags);
+}
+
 ssize_t read_file_head(const char *path, char *buf, size_t size) {
         assert(size > 0);
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);

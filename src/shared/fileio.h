@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -42,6 +43,11 @@ typedef enum WriteFlags {
 /* Writes size bytes to path atomically with this mode (umask not applied). 0 or a negative
  * errno; on failure the temporary file is gone and path unchanged. */
 int write_file_atomic(const char *path, const void *data, size_t size, mode_t mode, WriteFlags flags);
+
+/* Writes to path, as write_file_atomic() does, the text print() prints into f (gathered in
+ * memory first). A negative return of print() is returned and nothing is written. */
+int write_file_atomic_printed(const char *path, mode_t mode, WriteFlags flags,
+                              int (*print)(FILE *f, const void *userdata), const void *userdata);
 
 /* Copies the regular file src to dst the same way, reading it in pieces (any size);
  * -EBADFD when src is not a regular file. WRITE_SKIP_IF_SAME is not for copies. */
