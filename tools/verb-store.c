@@ -30,22 +30,10 @@ static int open_existing(const Invocation *inv, Store **ret) {
         return r; /* any other error: store_open_full() said why */
 }
 
-/* The JSON export in memory, to be written atomically: a file is either the old one or a
- * complete export. */
-static int export_to_memory(Store *s, char **ret, size_t *ret_size) {
-        _cleanup_free_ char *buf = NULL;
-        size_t n = 0;
-        FILE *f = open_memstream(&buf, &n);
-        if (!f)
-                return -ENOMEM;
-        int r = store_export_json(s, f);
-        if (fclose(f) != 0 && r >= 0)
-                r = -ENOMEM;
-        if (r < 0)
-                return r;
-        *ret = TAKE_PTR(buf);
-        *ret_size = n;
-        return 0;
+/* The JSON export, printed into memory first so that a file written with it is either the
+ * old one or a complete export. */
+static int print_export(FILE *f, const void *userdata) {
+        return store_export_json((Store *) userdata, f);
 }
 
 int verb_export(Invocation *inv) {
@@ -66,11 +54,7 @@ int verb_export(Invocation *inv) {
         }
 
         /* 0600: it holds every user's mappings. */
-        _cleanup_free_ char *buf = NULL;
-        size_t n = 0;
-        r = export_to_memory(s, &buf, &n);
-        if (r >= 0)
-                r = write_file_atomic(target, buf, n, 0600, 0);
+        r = write_file_atomic_printed(target, 0600, 0, print_export, s);
         if (r < 0) {
                 log_error("export to %s failed: %s", target, strerror(-r));
                 return 1;
@@ -123,7 +107,7 @@ int verb_dump(Invocation *inv) {
                 return 1;
         _cleanup_free_ char *buf = NULL, *name = NULL;
         size_t n = 0;
-        r = export_to_memory(s, &buf, &n);
+        r = print_to_memory(print_export, s, &buf, &n);
         if (r >= 0 && asprintf(&name, "tinct-%lld.json", (long long) time(NULL)) < 0)
                 r = -ENOMEM;
         if (r >= 0)

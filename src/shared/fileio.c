@@ -201,17 +201,28 @@ char *path_join(const char *dir, const char *name) {
         return p;
 }
 
-int write_file_atomic_printed(const char *path, mode_t mode, WriteFlags flags,
-                              int (*print)(FILE *f, const void *userdata), const void *userdata) {
+int print_to_memory(int (*print)(FILE *f, const void *userdata), const void *userdata, char **ret,
+                    size_t *ret_size) {
         _cleanup_free_ char *data = NULL;
         size_t size = 0;
         FILE *f = open_memstream(&data, &size);
         if (!f)
                 return -errno;
         int r = print(f, userdata);
-        if (r >= 0 && (fflush(f) != 0 || ferror(f)))
+        if (fclose(f) != 0 && r >= 0)
                 r = -ENOMEM;
-        fclose(f);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(data);
+        *ret_size = size;
+        return 0;
+}
+
+int write_file_atomic_printed(const char *path, mode_t mode, WriteFlags flags,
+                              int (*print)(FILE *f, const void *userdata), const void *userdata) {
+        _cleanup_free_ char *data = NULL;
+        size_t size;
+        int r = print_to_memory(print, userdata, &data, &size);
         if (r < 0)
                 return r;
         return write_file_atomic(path, data, size, mode, flags);

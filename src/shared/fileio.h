@@ -44,6 +44,11 @@ typedef enum WriteFlags {
  * errno; on failure the temporary file is gone and path unchanged. */
 int write_file_atomic(const char *path, const void *data, size_t size, mode_t mode, WriteFlags flags);
 
+/* The text print() prints into f, in memory: 0 with *ret (caller frees, NUL-terminated) and
+ * its size, or print()'s negative return, or -ENOMEM. */
+int print_to_memory(int (*print)(FILE *f, const void *userdata), const void *userdata, char **ret,
+                    size_t *ret_size);
+
 /* Writes to path, as write_file_atomic() does, the text print() prints into f (gathered in
  * memory first). A negative return of print() is returned and nothing is written. */
 int write_file_atomic_printed(const char *path, mode_t mode, WriteFlags flags,
