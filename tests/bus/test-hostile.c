@@ -253,20 +253,31 @@ static void drain(sd_bus *bus) {
                 ;
 }
 
+/* An input on which the parser loops for ever (development builds, docs/sandbox.md). */
+static void hang_input(uint8_t buf[static 256]) {
+        memset(buf, 0, 256);
+        snprintf((char *) buf, 36, "TINCT-TEST:hang");
+        memcpy(buf + 36, "acsp", 4);
+}
+
+/* A daemon with one valid profile whose parses only the test ends: the timeout must not
+ * end them first. */
+static Harness *start_for_hangs(const char *profile) {
+        return harness_start(&(HarnessOptions) {
+                .polkit = "allow", .profiles = (const char *const[]) { profile, NULL },
+                .extra_args = (const char *const[]) { "--parse-timeout", "3600", NULL } });
+}
+
 static void test_slow_parse_delays_only_its_caller(void) {
         _cleanup_free_ char *srgb = harness_corpus_file(SRGB);
         _cleanup_free_ char *bluish = harness_corpus_file("colord-data--Bluish.icc");
-        /* The test ends the slow parse itself; the timeout must not do it first. */
-        _cleanup_harness_ Harness *h = harness_start(&(HarnessOptions) {
-                .polkit = "allow", .profiles = (const char *const[]) { srgb, NULL },
-                .extra_args = (const char *const[]) { "--parse-timeout", "3600", NULL } });
+        _cleanup_harness_ Harness *h = start_for_hangs(srgb);
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *a = harness_connect(h);
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *b = harness_connect(h);
 
         /* A: a file on which the parser loops for ever */
-        uint8_t buf[256] = { 0 };
-        snprintf((char *) buf, 36, "TINCT-TEST:hang");
-        memcpy(buf + 36, "acsp", 4);
+        uint8_t buf[256];
+        hang_input(buf);
         _cleanup_close_ int fd = memfd_with(buf, sizeof buf);
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
         assert_se(sd_bus_message_new_method_call(a, &call, CM_NAME, CM_PATH, CM_IFACE, "CreateProfileWithFd") >= 0);
@@ -343,9 +354,8 @@ static void test_pending_loads_bounded(void) {
         _cleanup_harness_ Harness *h = harness_start(&(HarnessOptions) {
                 .polkit = "allow", .extra_args = (const char *const[]) { "--parse-timeout", "3600", NULL } });
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *a = harness_connect(h);
-        uint8_t buf[256] = { 0 };
-        snprintf((char *) buf, 36, "TINCT-TEST:hang");
-        memcpy(buf + 36, "acsp", 4);
+        uint8_t buf[256];
+        hang_input(buf);
         _cleanup_close_ int fd = memfd_with(buf, sizeof buf);
         Pending pending[8] = { 0 };
         sd_bus_slot *slots[8] = { 0 };
@@ -493,9 +503,8 @@ static void test_rescan_hang_serves_others(void) {
         /* staged outside, then moved in whole: one change names the three files */
         _cleanup_free_ char *stage = xasprintf("%s/stage", harness_tmp_dir(h));
         assert_se(mkdir(stage, 0755) == 0);
-        uint8_t buf[256] = { 0 };
-        snprintf((char *) buf, 36, "TINCT-TEST:hang");
-        memcpy(buf + 36, "acsp", 4);
+        uint8_t buf[256];
+        hang_input(buf);
         _cleanup_free_ char *hang = xasprintf("%s/a-hang.icc", stage);
         write_bytes(hang, buf, sizeof buf);
         _cleanup_free_ char *cmd = xasprintf("cp '%s' '%s/b-bluish.icc' && cp '%s' '%s/c-adobe.icc'", bluish, stage,
@@ -554,9 +563,7 @@ static void test_rescan_hang_serves_others(void) {
 static void test_install_while_parsers_hang(void) {
         _cleanup_free_ char *srgb = harness_corpus_file(SRGB);
         _cleanup_free_ char *bluish = harness_corpus_file("colord-data--Bluish.icc");
-        _cleanup_harness_ Harness *h = harness_start(&(HarnessOptions) {
-                .polkit = "allow", .profiles = (const char *const[]) { srgb, NULL },
-                .extra_args = (const char *const[]) { "--parse-timeout", "3600", NULL } });
+        _cleanup_harness_ Harness *h = start_for_hangs(srgb);
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *a = harness_connect(h);
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *b = harness_connect(h);
         _cleanup_recorder_ Recorder *rec = recorder_new(b);
@@ -571,9 +578,8 @@ static void test_install_while_parsers_hang(void) {
         assert_bus_ok(r, &e);
 
         /* A: one hanging input per parser process, each a caller of its own */
-        uint8_t buf[256] = { 0 };
-        snprintf((char *) buf, 36, "TINCT-TEST:hang");
-        memcpy(buf + 36, "acsp", 4);
+        uint8_t buf[256];
+        hang_input(buf);
         _cleanup_close_ int fd = memfd_with(buf, sizeof buf);
         Pending pending[PARSER_PROCESSES] = { 0 };
         sd_bus_slot *slots[PARSER_PROCESSES] = { 0 };
