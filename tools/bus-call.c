@@ -140,6 +140,14 @@ int bus_call_message_timeout(sd_bus *bus, sd_bus_message *m, uint64_t usec, sd_b
         return 0;
 }
 
+int bus_call_message_path(sd_bus *bus, sd_bus_message *m, char **ret_path) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r = bus_call_message(bus, m, &reply);
+        if (r < 0)
+                return r;
+        return bus_read_path(reply, ret_path);
+}
+
 int bus_read_path(sd_bus_message *reply, char **ret_path) {
         const char *p;
         int r = sd_bus_message_read(reply, "o", &p);
@@ -151,33 +159,9 @@ int bus_read_path(sd_bus_message *reply, char **ret_path) {
         return 0;
 }
 
-int bus_call_path(sd_bus *bus, const char *path, const char *iface, const char *member,
-                  char **ret_path, const char *types, ...) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        va_list ap;
-        int r;
-
-        va_start(ap, types);
-        r = bus_callv(bus, path, iface, member, &reply, types, ap);
-        va_end(ap);
-        if (r < 0)
-                return r;
-        return bus_read_path(reply, ret_path);
-}
-
-int bus_call_paths(sd_bus *bus, const char *path, const char *iface, const char *member,
-                   char ***ret_paths, const char *types, ...) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+static int read_paths(sd_bus_message *reply, char ***ret_paths) {
         char **paths = NULL;
-        va_list ap;
-        int r;
-
-        va_start(ap, types);
-        r = bus_callv(bus, path, iface, member, &reply, types, ap);
-        va_end(ap);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_read_strv(reply, &paths);
+        int r = sd_bus_message_read_strv(reply, &paths);
         if (r < 0)
                 return bus_log_parse_error(r);
         if (!paths) { /* an empty array gives NULL */
@@ -187,6 +171,35 @@ int bus_call_paths(sd_bus *bus, const char *path, const char *iface, const char 
         }
         *ret_paths = paths;
         return 0;
+}
+
+/* The call of bus_call_path() and bus_call_paths(), its reply read by one of the two; a
+ * negative errno, logged, when the call failed. */
+static int call_read(sd_bus *bus, const char *path, const char *iface, const char *member,
+                     char **ret_path, char ***ret_paths, const char *types, va_list ap) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r = bus_callv(bus, path, iface, member, &reply, types, ap);
+        if (r < 0)
+                return r;
+        return ret_path ? bus_read_path(reply, ret_path) : read_paths(reply, ret_paths);
+}
+
+int bus_call_path(sd_bus *bus, const char *path, const char *iface, const char *member,
+                  char **ret_path, const char *types, ...) {
+        va_list ap;
+        va_start(ap, types);
+        int r = call_read(bus, path, iface, member, ret_path, NULL, types, ap);
+        va_end(ap);
+        return r;
+}
+
+int bus_call_paths(sd_bus *bus, const char *path, const char *iface, const char *member,
+                   char ***ret_paths, const char *types, ...) {
+        va_list ap;
+        va_start(ap, types);
+        int r = call_read(bus, path, iface, member, NULL, ret_paths, types, ap);
+        va_end(ap);
+        return r;
 }
 
 const char *bus_object_kind_interface(BusObjectKind kind) {

@@ -44,6 +44,8 @@ int bus_log_create_error(int r);
 
 /* Reads the one object path of a reply into *ret_path (a copy); logs a reply of another shape. */
 int bus_read_path(sd_bus_message *reply, char **ret_path);
+/* bus_call_message() of a method answering one object path, read into *ret_path. */
+int bus_call_message_path(sd_bus *bus, sd_bus_message *m, char **ret_path);
 /* Calls a method answering one object path (Find*, Create*, GetStandardSpace...). */
 int bus_call_path(sd_bus *bus, const char *path, const char *iface, const char *member,
                   char **ret_path, const char *types, ...);

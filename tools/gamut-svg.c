@@ -217,7 +217,17 @@ static void write_legend_row(FILE *f, double x, double y, const char *stroke_att
         fprintf(f, "</text>\n</g>\n");
 }
 
-static void write_svg(FILE *f, const Frame *fr, const GamutSvgEntry *entries, size_t n) {
+typedef struct Diagram {
+        Frame frame;
+        const GamutSvgEntry *entries;
+        size_t n;
+} Diagram;
+
+static int write_svg(FILE *f, const void *userdata) {
+        const Diagram *d = userdata;
+        const Frame *fr = &d->frame;
+        const GamutSvgEntry *entries = d->entries;
+        size_t n = d->n;
         double plot_w = fr->max_x * fr->scale, plot_h = fr->max_y * fr->scale;
         double legend_x = MARGIN_LEFT + plot_w + LEGEND_GAP;
         double width = legend_x + LEGEND_WIDTH, height = MARGIN_TOP + plot_h + MARGIN_BOTTOM;
@@ -269,23 +279,16 @@ static void write_svg(FILE *f, const Frame *fr, const GamutSvgEntry *entries, si
                 write_legend_row(f, legend_x, y, attrs, legend_label(entries[i].label, buf, sizeof buf));
         }
         fprintf(f, "</svg>\n");
+        return 0;
 }
 
 int gamut_svg_write(const char *out, const GamutSvgEntry *entries, size_t n, bool uv) {
         /* xy: x 0..0.8, y 0..0.9; u'v': both 0..0.7 (the locus reaches u' 0.62, v' 0.59). */
-        Frame fr = uv ? (Frame) { .uv = true, .max_x = 0.7, .max_y = 0.7, .scale = 1250 }
-                      : (Frame) { .uv = false, .max_x = 0.8, .max_y = 0.9, .scale = 1000 };
-        _cleanup_free_ char *data = NULL;
-        size_t size = 0;
-        int r;
-
-        FILE *f = open_memstream(&data, &size);
-        if (!f)
-                return -errno;
-        write_svg(f, &fr, entries, n);
-        r = fflush(f) == 0 && !ferror(f) ? 0 : -ENOMEM;
-        fclose(f);
-        if (r < 0)
-                return r;
-        return write_file_atomic(out, data, size, 0644, 0);
+        Diagram d = {
+                .frame = uv ? (Frame) { .uv = true, .max_x = 0.7, .max_y = 0.7, .scale = 1250 }
+                            : (Frame) { .uv = false, .max_x = 0.8, .max_y = 0.9, .scale = 1000 },
+                .entries = entries,
+                .n = n,
+        };
+        return write_file_atomic_printed(out, 0644, 0, write_svg, &d);
 }

@@ -90,7 +90,7 @@ int verb_device_get_default_profile(Invocation *inv) {
 
 /* One GetProfileForQualifiers call with every query in it. */
 static int get_profile_for_qualifiers(sd_bus *bus, const char *device, char **qualifiers, char **ret) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r;
 
         r = bus_new_method_call(bus, device, CM_DEVICE_IFACE, "GetProfileForQualifiers", &m);
@@ -99,10 +99,7 @@ static int get_profile_for_qualifiers(sd_bus *bus, const char *device, char **qu
         r = sd_bus_message_append_strv(m, qualifiers);
         if (r < 0)
                 return bus_log_create_error(r);
-        r = bus_call_message(bus, m, &reply);
-        if (r < 0)
-                return r;
-        return bus_read_path(reply, ret);
+        return bus_call_message_path(bus, m, ret);
 }
 
 int verb_device_get_profile_for_qualifier(Invocation *inv) {

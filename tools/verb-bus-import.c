@@ -39,17 +39,10 @@ static int on_added(sd_bus_message *m, void *userdata, sd_bus_error *error) {
 static int find_by_filename(sd_bus *bus, const char *filename, char **ret) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        const char *path;
-        int r;
-
-        r = sd_bus_call_method(bus, CM_NAME, CM_PATH, CM_IFACE, "FindProfileByFilename", &e, &reply, "s", filename);
+        int r = sd_bus_call_method(bus, CM_NAME, CM_PATH, CM_IFACE, "FindProfileByFilename", &e, &reply, "s", filename);
         if (r < 0)
                 return r;
-        r = sd_bus_message_read(reply, "o", &path);
-        if (r < 0)
-                return r;
-        *ret = strdup(path);
-        return *ret ? 0 : -ENOMEM;
+        return bus_read_path(reply, ret);
 }
 
 int verb_import_profile_check(const Invocation *inv) {

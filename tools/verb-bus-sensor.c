@@ -26,6 +26,20 @@ typedef struct Reading {
         double xyz[3];
 } Reading;
 
+/* Every sensor's path; -ENODEV, logged, when there is none. */
+static int sensor_paths(sd_bus *bus, char ***ret) {
+        _cleanup_strv_free_ char **paths = NULL;
+        int r = bus_call_paths(bus, CM_PATH, CM_IFACE, "GetSensors", &paths, NULL);
+        if (r < 0)
+                return r;
+        if (strv_isempty(paths)) {
+                log_error("there are no sensors");
+                return -ENODEV;
+        }
+        *ret = TAKE_PTR(paths);
+        return 0;
+}
+
 static int read_sensor(sd_bus *bus, const char *path, const char *cap, Reading *ret) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(bus_object_freep) BusObject *o = NULL;
@@ -75,13 +89,9 @@ int verb_get_sensor_reading(Invocation *inv) {
         int status = EXIT_SUCCESS;
         int r;
 
-        r = bus_call_paths(bus, CM_PATH, CM_IFACE, "GetSensors", &paths, NULL);
+        r = sensor_paths(bus, &paths);
         if (r < 0)
                 return bus_exit_status(r);
-        if (strv_isempty(paths)) {
-                log_error("there are no sensors");
-                return EXIT_FAILURE;
-        }
         readings = calloc(strv_length(paths), sizeof *readings);
         if (!readings)
                 return bus_exit_status(log_oom());
@@ -183,13 +193,9 @@ int verb_get_spectral_reading(Invocation *inv) {
         bool json = inv->opts.json;
         int r, status = EXIT_SUCCESS;
 
-        r = bus_call_paths(bus, CM_PATH, CM_IFACE, "GetSensors", &paths, NULL);
+        r = sensor_paths(bus, &paths);
         if (r < 0)
                 return bus_exit_status(r);
-        if (strv_isempty(paths)) {
-                log_error("there are no sensors");
-                return EXIT_FAILURE;
-        }
         JsonWriter w;
         if (json) {
                 json_writer_init(&w, stdout);
@@ -264,13 +270,9 @@ static int lock_all(sd_bus *bus, char ***ret) {
         _cleanup_strv_free_ char **paths = NULL, **locked = NULL;
         int r;
 
-        r = bus_call_paths(bus, CM_PATH, CM_IFACE, "GetSensors", &paths, NULL);
+        r = sensor_paths(bus, &paths);
         if (r < 0)
                 return r;
-        if (strv_isempty(paths)) {
-                log_error("there are no sensors");
-                return -ENODEV;
-        }
         STRV_FOREACH(p, paths) {
                 r = bus_call(bus, *p, CM_SENSOR_IFACE, "Lock", NULL, NULL);
                 if (r >= 0) {

@@ -78,26 +78,25 @@ int verb_get_standard_space(Invocation *inv) {
         return find_object(inv, BUS_OBJECT_PROFILE, "GetStandardSpace");
 }
 
-int verb_create_device(Invocation *inv) {
+/* CreateDevice or CreateProfile with ID and SCOPE, and Kind as the only property when given;
+ * then shows the new object. */
+static int create_object(Invocation *inv, BusObjectKind kind, const char *member, const char *kind_property) {
         _cleanup_free_ char *path = NULL;
         int r;
 
-        r = bus_call_path(inv->bus, CM_PATH, CM_IFACE, "CreateDevice", &path, "ssa{ss}", inv->args[0], inv->args[1],
-                          1, "Kind", inv->args[2]);
+        r = bus_call_path(inv->bus, CM_PATH, CM_IFACE, member, &path, "ssa{ss}", inv->args[0], inv->args[1],
+                          kind_property ? 1 : 0, "Kind", kind_property);
         if (r < 0)
                 return bus_exit_status(r);
-        return bus_exit_status(bus_print_object(inv->bus, BUS_OBJECT_DEVICE, path, inv->opts.json));
+        return bus_exit_status(bus_print_object(inv->bus, kind, path, inv->opts.json));
+}
+
+int verb_create_device(Invocation *inv) {
+        return create_object(inv, BUS_OBJECT_DEVICE, "CreateDevice", inv->args[2]);
 }
 
 int verb_create_profile(Invocation *inv) {
-        _cleanup_free_ char *path = NULL;
-        int r;
-
-        r = bus_call_path(inv->bus, CM_PATH, CM_IFACE, "CreateProfile", &path, "ssa{ss}", inv->args[0], inv->args[1],
-                          0);
-        if (r < 0)
-                return bus_exit_status(r);
-        return bus_exit_status(bus_print_object(inv->bus, BUS_OBJECT_PROFILE, path, inv->opts.json));
+        return create_object(inv, BUS_OBJECT_PROFILE, "CreateProfile", NULL);
 }
 
 static int delete_object(Invocation *inv, BusObjectKind kind, const char *member) {

@@ -18,6 +18,16 @@
 #include "profile-build.h"
 #include "verbs.h"
 
+/* What the command line says of the profile to write (--v2, --description, --copyright). */
+static ProfileBuildOptions build_options(const Invocation *inv) {
+        return (ProfileBuildOptions) {
+                .v2 = inv->opts.v2,
+                .description = inv->opts.description,
+                .copyright = inv->opts.copyright,
+                .cmf_binary = "tinct profile-build",
+        };
+}
+
 /* --ink-limit PERCENT, else the file's TOTAL_INK_LIMIT (targen writes it), else none (0). */
 static int ink_limit_of(const Invocation *inv, const Cgats *c, double *ret) {
         const char *v = inv->opts.ink_limit, *what = "--ink-limit";
@@ -58,12 +68,7 @@ static int build_printer(Invocation *inv, const char *path, const Cgats *c) {
         _cleanup_(output_samples_freep) OutputSamples *samples = NULL;
         _cleanup_free_ uint8_t *icc = NULL;
         _cleanup_free_ char *error = NULL;
-        ProfileBuildOptions o = {
-                .v2 = inv->opts.v2,
-                .description = inv->opts.description,
-                .copyright = inv->opts.copyright,
-                .cmf_binary = "tinct profile-build",
-        };
+        ProfileBuildOptions o = build_options(inv);
         OutputBuildReport rep = {};
         const char *reason = NULL;
         size_t icc_len = 0;
@@ -122,12 +127,7 @@ int verb_profile_build(Invocation *inv) {
         _cleanup_(cgats_freep) Cgats *cgats = NULL;
         _cleanup_free_ uint8_t *data = NULL, *icc = NULL;
         _cleanup_free_ char *error = NULL;
-        ProfileBuildOptions o = {
-                .v2 = inv->opts.v2,
-                .description = inv->opts.description,
-                .copyright = inv->opts.copyright,
-                .cmf_binary = "tinct profile-build",
-        };
+        ProfileBuildOptions o = build_options(inv);
         ProfileBuildReport rep = {};
         const char *reason = NULL, *path = inv->args[0], *class;
         size_t size = 0, icc_len = 0;

@@ -21,18 +21,28 @@ static const char *state_dir_of(const Invocation *inv) {
         return inv->opts.state_dir ?: STORE_DEFAULT_STATE_DIR;
 }
 
-int verb_export(Invocation *inv) {
+/* The store to read, as it is: neither created nor backed up. Logged when it cannot. */
+static int open_existing(const Invocation *inv, Store **ret) {
         const char *state_dir = state_dir_of(inv);
+        int r = store_open_full(state_dir, STORE_OPEN_NO_CREATE | STORE_OPEN_NO_BACKUP, ret);
+        if (r == -ENOENT)
+                log_error("no store in %s", state_dir);
+        return r; /* any other error: store_open_full() said why */
+}
+
+/* The JSON export, printed into memory first so that a file written with it is either the
+ * old one or a complete export. */
+static int print_export(FILE *f, const void *userdata) {
+        return store_export_json((Store *) userdata, f);
+}
+
+int verb_export(Invocation *inv) {
         const char *target = inv->n_args > 0 && !streq(inv->args[0], "-") ? inv->args[0] : NULL;
 
         _cleanup_(store_freep) Store *s = NULL;
-        int r = store_open_full(state_dir, STORE_OPEN_NO_CREATE | STORE_OPEN_NO_BACKUP, &s);
-        if (r == -ENOENT) {
-                log_error("no store in %s", state_dir);
-                return 1;
-        }
+        int r = open_existing(inv, &s);
         if (r < 0)
-                return 1; /* store_open_full() said why */
+                return 1;
 
         if (!target) {
                 r = store_export_json(s, stdout);
@@ -43,20 +53,8 @@ int verb_export(Invocation *inv) {
                 return 0;
         }
 
-        /* Into memory, then written atomically: FILE is either the old one or a complete
-         * export. 0600: it holds every user's mappings. */
-        _cleanup_free_ char *buf = NULL;
-        size_t n = 0;
-        FILE *f = open_memstream(&buf, &n);
-        if (!f) {
-                log_oom();
-                return 1;
-        }
-        r = store_export_json(s, f);
-        if (fclose(f) != 0 && r >= 0)
-                r = -ENOMEM;
-        if (r >= 0)
-                r = write_file_atomic(target, buf, n, 0600, 0);
+        /* 0600: it holds every user's mappings. */
+        r = write_file_atomic_printed(target, 0600, 0, print_export, s);
         if (r < 0) {
                 log_error("export to %s failed: %s", target, strerror(-r));
                 return 1;
@@ -103,25 +101,13 @@ int verb_import(Invocation *inv) {
  * and prints it; this writes the store's JSON export (devices, profiles, mappings, the
  * same document as `tinct export`) to tinct-<seconds>.json there and on stdout. */
 int verb_dump(Invocation *inv) {
-        const char *state_dir = state_dir_of(inv);
         _cleanup_(store_freep) Store *s = NULL;
-        int r = store_open_full(state_dir, STORE_OPEN_NO_CREATE | STORE_OPEN_NO_BACKUP, &s);
-        if (r == -ENOENT) {
-                log_error("no store in %s", state_dir);
-                return 1;
-        }
+        int r = open_existing(inv, &s);
         if (r < 0)
                 return 1;
         _cleanup_free_ char *buf = NULL, *name = NULL;
         size_t n = 0;
-        FILE *f = open_memstream(&buf, &n);
-        if (!f) {
-                log_oom();
-                return EXIT_FAILURE;
-        }
-        r = store_export_json(s, f);
-        if (fclose(f) != 0 && r >= 0)
-                r = -ENOMEM;
+        r = print_to_memory(print_export, s, &buf, &n);
         if (r >= 0 && asprintf(&name, "tinct-%lld.json", (long long) time(NULL)) < 0)
                 r = -ENOMEM;
         if (r >= 0)

@@ -108,7 +108,7 @@ static int find_quietly(sd_bus *bus, const char *member, const char *arg, char *
 
 /* CreateProfileWithFd(icc-<checksum>, "disk", fd, {Filename}). */
 static int import_file(sd_bus *bus, Run *s) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         _cleanup_free_ char *id = NULL;
         int fd, r;
 
@@ -129,10 +129,7 @@ static int import_file(sd_bus *bus, Run *s) {
         close(fd); /* sd-bus has its own duplicate */
         if (r < 0)
                 return r;
-        r = bus_call_message(bus, m, &reply);
-        if (r < 0)
-                return r;
-        r = bus_read_path(reply, &s->profile);
+        r = bus_call_message_path(bus, m, &s->profile);
         if (r < 0)
                 return r;
         s->imported = true;
@@ -166,7 +163,7 @@ static int append_pair(sd_bus_message *m, const char *key, const char *value) {
 
 static int create_device(sd_bus *bus, const char *id, const char *kind, const char *colorspace,
                          const char *vendor, const char *model, char **ret) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r;
 
         r = bus_new_method_call(bus, CM_PATH, CM_IFACE, "CreateDevice", &m);
@@ -193,10 +190,7 @@ static int create_device(sd_bus *bus, const char *id, const char *kind, const ch
         r = sd_bus_message_close_container(m);
         if (r < 0)
                 return bus_log_create_error(r);
-        r = bus_call_message(bus, m, &reply);
-        if (r < 0)
-                return r;
-        return bus_read_path(reply, ret);
+        return bus_call_message_path(bus, m, ret);
 }
 
 /* Undoes this run's objects after a failure (best effort; the failure is reported). */

@@ -29,7 +29,15 @@ static void swatch(FILE *f, int x, int y, const double lab[3]) {
                 SWATCH, ROW - 6, c[0], c[1], c[2]);
 }
 
-static void write_svg(FILE *f, const DisplayVerify *v, const char *device_id, const char *profile_id, const char *date) {
+typedef struct Chart {
+        const DisplayVerify *v;
+        const char *device_id, *profile_id, *date;
+} Chart;
+
+static int write_svg(FILE *f, const void *userdata) {
+        const Chart *c = userdata;
+        const DisplayVerify *v = c->v;
+        const char *device_id = c->device_id, *profile_id = c->profile_id, *date = c->date;
         int width = (int) (BAR_X + BAR_MAX + 60), height = TOP + (int) v->n * ROW + 30;
 
         fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -69,21 +77,11 @@ static void write_svg(FILE *f, const DisplayVerify *v, const char *device_id, co
                         x, TOP - 2, x, TOP + (int) v->n * ROW, x, TOP + (int) v->n * ROW + 14, de);
         }
         fprintf(f, "</svg>\n");
+        return 0;
 }
 
 int verify_svg_write(const char *out, const DisplayVerify *v, const char *device_id, const char *profile_id,
                      const char *date) {
-        _cleanup_free_ char *data = NULL;
-        size_t size = 0;
-        int r;
-
-        FILE *f = open_memstream(&data, &size);
-        if (!f)
-                return -errno;
-        write_svg(f, v, device_id, profile_id, date);
-        r = fflush(f) == 0 && !ferror(f) ? 0 : -ENOMEM;
-        fclose(f);
-        if (r < 0)
-                return r;
-        return write_file_atomic(out, data, size, 0644, 0);
+        Chart c = { v, device_id, profile_id, date };
+        return write_file_atomic_printed(out, 0644, 0, write_svg, &c);
 }

@@ -9,6 +9,7 @@
 #include <systemd/sd-login.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "manager.h"
 
 int manager_get_client(Manager *m, sd_bus_message *msg, Client **ret) {
@@ -58,10 +59,7 @@ void client_free(Client *c) {
 static char *read_cmdline(pid_t pid) {
         char path[64], buf[4096];
         snprintf(path, sizeof path, "/proc/%d/cmdline", (int) pid);
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return NULL;
-        ssize_t n = read(fd, buf, sizeof buf - 1);
+        ssize_t n = read_file_head(path, buf, sizeof buf);
         if (n <= 0)
                 return NULL;
         /* NULs between arguments become spaces; no trailing space, unlike colord (colord §16.12). */

@@ -259,17 +259,12 @@ static int vendor_profile(CupsWatch *w, CupsQueue *q, const FetchProfile *f, cha
         _cleanup_(profile_freep) Profile *p = NULL;
         if (!qualifier || profile_new(m, id, 0, SCOPE_NORMAL, &p) < 0)
                 return -ENOMEM;
-        r = free_and_strdup(&p->filename, path);
-        if (r >= 0)
-                r = profile_apply_icc(p, info);
+        r = profile_set_file(p, path, info, (const char *const[]) { "PRINTER_profile_name", f->name,
+                                                                    "PRINTER_profile_url", f->url, NULL });
         if (r >= 0)
                 r = profile_set_property(p, "Qualifier", qualifier, NULL);
         if (r >= 0)
                 r = profile_set_property(p, "Format", "ColorModel.MediaType.Resolution", NULL);
-        if (r >= 0)
-                r = strmap_set(&p->metadata, "PRINTER_profile_name", f->name);
-        if (r >= 0)
-                r = strmap_set(&p->metadata, "PRINTER_profile_url", f->url);
         if (r < 0)
                 return r;
         r = manager_add_profile(m, p, false);
@@ -356,13 +351,19 @@ static int props_add(Props *p, const char *key, const char *value) {
 static int queue_props(const CupsPrinter *pr, Props *ret) {
         _cleanup_free_ char *vendor = NULL, *model = NULL, *serial = NULL;
         int r;
-        if (pr->make_model && (r = cups_vendor_model(pr->make_model, &vendor, &model)) < 0 && r != -ENOENT)
-                return r;
+        if (pr->make_model) {
+                r = cups_vendor_model(pr->make_model, &vendor, &model);
+                if (r < 0 && r != -ENOENT)
+                        return r;
+        }
         if (pr->device_uri && !(serial = cups_sanitize_uri(pr->device_uri)))
                 return -ENOMEM;
         _cleanup_free_ char *uuid = NULL;
-        if (pr->device_uri && (r = cups_uri_uuid(pr->device_uri, &uuid)) < 0 && r != -ENOENT)
-                return r;
+        if (pr->device_uri) {
+                r = cups_uri_uuid(pr->device_uri, &uuid);
+                if (r < 0 && r != -ENOENT)
+                        return r;
+        }
         const DeviceProperty props[] = {
                 { "Kind", "printer" },
                 { "Mode", "physical" },
@@ -475,9 +476,11 @@ static int queue_update(CupsWatch *w, const CupsPrinter *pr) {
         }
         free(q->signature);
         q->signature = TAKE_PTR(signature);
-        if (pr->device_uri && !streq_ptr(q->device_uri, pr->device_uri) &&
-            (r = free_and_strdup(&q->device_uri, pr->device_uri)) < 0)
-                return r;
+        if (pr->device_uri && !streq_ptr(q->device_uri, pr->device_uri)) {
+                r = free_and_strdup(&q->device_uri, pr->device_uri);
+                if (r < 0)
+                        return r;
+        }
         /* A temporary or discovered queue names the printer's uuid in its URI. */
         _cleanup_free_ char *uuid = NULL;
         if (!q->identity && pr->device_uri && cups_uri_uuid(pr->device_uri, &uuid) >= 0 &&

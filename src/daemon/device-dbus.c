@@ -252,9 +252,10 @@ static int method_add_profile(sd_bus_message *msg, void *userdata, sd_bus_error 
 }
 
 /* The common start of RemoveProfile and MakeProfileDefault: the device (it may have gone
- * while polkit answered), the caller's right to change it, and the profile argument. */
-static int read_profile_arg(sd_bus_message *msg, Manager *m, Client *c, Device **ret_device,
-                            Profile **ret_profile, const char **ret_path, sd_bus_error *error) {
+ * while polkit answered), the caller's right to change it, and the profile argument, which
+ * must be one of the device's (each method words that error as it always has). */
+static int read_profile_arg(sd_bus_message *msg, Manager *m, Client *c, HardChoice what, Device **ret_device,
+                            Profile **ret_profile, sd_bus_error *error) {
         Device *d = device_of(m, msg);
         const char *path;
         if (!d)
@@ -266,22 +267,25 @@ static int read_profile_arg(sd_bus_message *msg, Manager *m, Client *c, Device *
         r = check_may_modify(m, c, d, error);
         if (r < 0)
                 return r;
+        Profile *p = manager_find_profile_by_path(m, path);
+        if (!p || !device_find_profile(d, p)) {
+                if (what == CHOICE_REMOVE)
+                        return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_PROFILE_DOES_NOT_EXIST,
+                                             "profile object path '%s' does not exist on '%s'", path, d->path);
+                return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_PROFILE_DOES_NOT_EXIST,
+                                     "profile object path '%s' does not exist for this device", path);
+        }
         *ret_device = d;
-        *ret_profile = manager_find_profile_by_path(m, path);
-        *ret_path = path;
+        *ret_profile = p;
         return 0;
 }
 
 static int remove_profile_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
-        Device *d = NULL;
-        Profile *p = NULL;
-        const char *path = NULL;
-        int r = read_profile_arg(msg, m, c, &d, &p, &path, error);
+        Device *d;
+        Profile *p;
+        int r = read_profile_arg(msg, m, c, CHOICE_REMOVE, &d, &p, error);
         if (r < 0)
                 return r;
-        if (!p || !device_find_profile(d, p))
-                return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_PROFILE_DOES_NOT_EXIST,
-                                     "profile object path '%s' does not exist on '%s'", path, d->path);
         /* Timestamp 0 remembers that the user removed it: no automatic re-adding (colord §5.5).
          * Stored first: if the disk refuses, the relation stays and the caller is told. */
         r = choice_store(m, c, d, p, 0);
@@ -299,15 +303,11 @@ static int method_remove_profile(sd_bus_message *msg, void *userdata, sd_bus_err
 }
 
 static int make_default_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
-        Device *d = NULL;
-        Profile *p = NULL;
-        const char *path = NULL;
-        int r = read_profile_arg(msg, m, c, &d, &p, &path, error);
+        Device *d;
+        Profile *p;
+        int r = read_profile_arg(msg, m, c, CHOICE_DEFAULT, &d, &p, error);
         if (r < 0)
                 return r;
-        if (!p || !device_find_profile(d, p))
-                return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_PROFILE_DOES_NOT_EXIST,
-                                     "profile object path '%s' does not exist for this device", path);
         /* Stored first: if the disk refuses, nothing changes (the choice would not survive). */
         uint64_t when = now(CLOCK_REALTIME);
         r = choice_store(m, c, d, p, when);

@@ -150,9 +150,13 @@ static int scan_connectors(DisplayWatch *w, DisplayList *ret) {
         }
         struct dirent *de;
         int r = 0;
-        while ((de = readdir(d)))
-                if (de->d_name[0] != '.' && (r = read_connector(w, de->d_name, &l)) < 0)
+        while ((de = readdir(d))) {
+                if (de->d_name[0] == '.')
+                        continue;
+                r = read_connector(w, de->d_name, &l);
+                if (r < 0)
                         break;
+        }
         closedir(d);
         if (r >= 0)
                 r = display_list_assign_ids(&l);
@@ -215,11 +219,7 @@ static Profile *edid_profile(DisplayWatch *w, const DisplayConnector *c, const E
         if (profile_new(m, id, 0, SCOPE_NORMAL, &n) < 0)
                 return NULL;
         n->is_system_wide = true;
-        r = free_and_strdup(&n->filename, path);
-        if (r >= 0)
-                r = profile_apply_icc(n, info);
-        if (r >= 0)
-                r = strmap_set(&n->metadata, "FILE_checksum", info->checksum);
+        r = profile_set_file(n, path, info, (const char *const[]) { "FILE_checksum", info->checksum, NULL });
         if (r >= 0)
                 r = strv_extend(&w->profiles, id);
         if (r < 0) {
@@ -290,9 +290,11 @@ static int set_hdr_metadata(Device *d, const Edid *e) {
                 r = set_metadata_number(d, "TINCT_max_frame_avg_luminance", &e->cta.max_frame_avg_luminance, 2, false);
                 if (r < 0)
                         return r;
-                if (e->cta.max_luminance.present && e->cta.min_luminance.present &&
-                    (r = set_metadata_number(d, "TINCT_min_luminance", &e->cta.min_luminance, 4, true)) < 0)
-                        return r;
+                if (e->cta.max_luminance.present && e->cta.min_luminance.present) {
+                        r = set_metadata_number(d, "TINCT_min_luminance", &e->cta.min_luminance, 4, true);
+                        if (r < 0)
+                                return r;
+                }
         }
         if (e->cta.has_colorimetry) {
                 buf[0] = 0;
@@ -305,8 +307,11 @@ static int set_hdr_metadata(Device *d, const Edid *e) {
                         for (char *s = buf + at; *s; s++)
                                 *s = (char) tolower((unsigned char) *s);
                 }
-                if (buf[0] && (r = device_set_property(d, "TINCT_colorimetry", buf, NULL)) < 0)
-                        return r;
+                if (buf[0]) {
+                        r = device_set_property(d, "TINCT_colorimetry", buf, NULL);
+                        if (r < 0)
+                                return r;
+                }
         }
         return 0;
 }
@@ -340,8 +345,11 @@ static int add_display(DisplayWatch *w, DisplayConnector *c) {
                 return r;
         }
         Profile *p = edid_profile(w, c, &params);
-        if (p && (r = free_and_strdup(&c->profile_id, p->id)) < 0)
-                goto finish;
+        if (p) {
+                r = free_and_strdup(&c->profile_id, p->id);
+                if (r < 0)
+                        goto finish;
+        }
 
         r = device_new(m, c->id, 0, SCOPE_NORMAL, &d);
         if (r < 0)
@@ -368,8 +376,11 @@ static int add_display(DisplayWatch *w, DisplayConnector *c) {
         bool enabled;
         if (m->store && store_device_get_enabled(m->store, c->id, &enabled) >= 0)
                 d->enabled = enabled;
-        if (p && want_soft_edid(m, c->id, p) && (r = device_add_profile(d, p, false, now(CLOCK_REALTIME))) < 0)
-                goto finish;
+        if (p && want_soft_edid(m, c->id, p)) {
+                r = device_add_profile(d, p, false, now(CLOCK_REALTIME));
+                if (r < 0)
+                        goto finish;
+        }
         r = manager_add_device(m, d);
         if (r < 0)
                 goto finish;

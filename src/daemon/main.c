@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
 
+#include "argv-util.h"
 #include "cups-notify.h"
 #include "cups-source.h"
 #include "daemon-dbus.h"
@@ -108,8 +109,8 @@ static int parse_seconds(const char *option, const char *arg, uint64_t *ret_usec
 }
 
 static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
-        enum { ARG_STATE_DIR = 0x100, ARG_PROFILE_DIR, ARG_SYSFS_ROOT, ARG_NO_UDEV, ARG_DUMMY,
-               ARG_POLKIT_TIMEOUT, ARG_READY_FD, ARG_VERSION, ARG_IMPORT_COLORD, ARG_PARSE_HELPER,
+        enum { ARG_STATE_DIR = ARG_COMMON_VERSION + 1, ARG_PROFILE_DIR, ARG_SYSFS_ROOT, ARG_NO_UDEV, ARG_DUMMY,
+               ARG_POLKIT_TIMEOUT, ARG_READY_FD, ARG_IMPORT_COLORD, ARG_PARSE_HELPER,
                ARG_PARSE_TIMEOUT, ARG_DUMMY_DISPLAY, ARG_SANE_DISCOVERY, ARG_SANE_TEST_DEVICES,
                ARG_SANE_TIMEOUT, ARG_NO_CUPS, ARG_FETCH_HELPER, ARG_SANE_SOCKET, ARG_CUPS_POLL,
                ARG_CUPS_LEASE };
@@ -134,7 +135,7 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
                 { "sane-timeout", required_argument, NULL, ARG_SANE_TIMEOUT },
                 { "sane-socket", required_argument, NULL, ARG_SANE_SOCKET },
                 { "verbose", no_argument, NULL, 'v' },
-                { "version", no_argument, NULL, ARG_VERSION },
+                { "version", no_argument, NULL, ARG_COMMON_VERSION },
                 { "help", no_argument, NULL, 'h' },
                 {}
         };
@@ -227,22 +228,14 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
                         if (free_and_strdup(&d->import_colord_dir, optarg) < 0)
                                 return log_oom();
                         break;
-                case 'v':
-                        log_set_max_level(LOG_DEBUG);
-                        break;
-                case ARG_VERSION:
-                        printf("tinctd %s\n", TINCT_VERSION);
-                        return 0;
-                case 'h':
-                        help();
-                        return 0;
                 default:
-                        return -EINVAL;
+                        r = argv_common_option(c, "tinctd", help);
+                        if (r <= 0)
+                                return r;
                 }
-        if (optind < argc) {
-                log_error("Unexpected argument: %s", argv[optind]);
-                return -EINVAL;
-        }
+        r = argv_no_positional(argc, argv);
+        if (r < 0)
+                return r;
         /* A real installation migrates from colord on its first start; a private state
          * directory (tests, demos) never reads the machine's colord files unless asked. */
         if (!cfg->state_dir) {

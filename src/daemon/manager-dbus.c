@@ -265,12 +265,18 @@ static int check_id(const char *what, const char *id, sd_bus_error *error) {
 static int device_apply_properties(Device *d, const StrMap *props) {
         const char *kind = strmap_get(props, "Kind");
         int r;
-        if (kind && (r = device_set_property(d, "Kind", kind, NULL)) < 0)
-                return r;
-        for (size_t i = 0; i < props->n; i++)
-                if (!streq(props->entries[i].key, "Kind") &&
-                    (r = device_set_property(d, props->entries[i].key, props->entries[i].value, NULL)) < 0)
+        if (kind) {
+                r = device_set_property(d, "Kind", kind, NULL);
+                if (r < 0)
                         return r;
+        }
+        for (size_t i = 0; i < props->n; i++) {
+                if (streq(props->entries[i].key, "Kind"))
+                        continue;
+                r = device_set_property(d, props->entries[i].key, props->entries[i].value, NULL);
+                if (r < 0)
+                        return r;
+        }
         return 0;
 }
 
@@ -395,8 +401,11 @@ static int create_device_authorized(sd_bus_message *msg, Manager *m, Client *c, 
         r = device_apply_properties(d, &props);
         if (r < 0)
                 return r;
-        if (c->cmdline && (r = strmap_set(&d->metadata, "OwnerCmdline", c->cmdline)) < 0)
-                return r;
+        if (c->cmdline) {
+                r = strmap_set(&d->metadata, "OwnerCmdline", c->cmdline);
+                if (r < 0)
+                        return r;
+        }
         bool enabled;
         if (store_device_get_enabled(m->store, id, &enabled) >= 0)
                 d->enabled = enabled;
@@ -456,8 +465,12 @@ static int delete_device_authorized(sd_bus_message *msg, Manager *m, Client *c, 
         if (!may_remove(m, c, d->owner))
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_FAILED_TO_AUTHENTICATE,
                                      "device '%s' belongs to another user", d->id);
-        if (d->scope == SCOPE_DISK && (r = store_device_remove(m->store, d->id)) < 0)
-                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "failed to remove device from disk: %s", strerror(-r));
+        if (d->scope == SCOPE_DISK) {
+                r = store_device_remove(m->store, d->id);
+                if (r < 0)
+                        return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL,
+                                             "failed to remove device from disk: %s", strerror(-r));
+        }
         manager_remove_device(m, d);
         return sd_bus_reply_method_return(msg, "");
 }
@@ -630,8 +643,11 @@ static int create_profile_common(sd_bus_message *msg, Manager *m, Client *c, boo
         }
         if (r < 0)
                 return r;
-        if (!wire && (r = bus_read_strmap(msg, &props, DOMAIN_MANAGER, error)) < 0)
-                return r;
+        if (!wire) {
+                r = bus_read_strmap(msg, &props, DOMAIN_MANAGER, error);
+                if (r < 0)
+                        return r;
+        }
         r = check_id("profile", id, error);
         if (r < 0)
                 return r;
@@ -654,16 +670,21 @@ static int create_profile_common(sd_bus_message *msg, Manager *m, Client *c, boo
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_ALREADY_EXISTS,
                                      "profile id '%s' maps to the object path of another profile", id);
         profile_apply_well_known_id(p);
-        for (size_t i = 0; i < props.n; i++)
-                if (!streq(props.entries[i].key, "Title") &&
-                    (r = profile_set_property(p, props.entries[i].key, props.entries[i].value, NULL)) < 0)
+        for (size_t i = 0; i < props.n; i++) {
+                if (streq(props.entries[i].key, "Title"))
+                        continue;
+                r = profile_set_property(p, props.entries[i].key, props.entries[i].value, NULL);
+                if (r < 0)
                         return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "too many properties");
+        }
 
         /* The file: through the passed fd when there is one, else by name. The fd's
          * Filename is only the caller's word until checked (profile-claim.h). */
-        if (with_fd && fd >= 0 && p->filename &&
-            (r = profile_claim_check_fd(p, fd, c->uid == 0 || c->uid == m->daemon_uid, error)) < 0)
-                return r;
+        if (with_fd && fd >= 0 && p->filename) {
+                r = profile_claim_check_fd(p, fd, c->uid == 0 || c->uid == m->daemon_uid, error);
+                if (r < 0)
+                        return r;
+        }
         uint8_t *data = NULL;
         size_t size = 0;
         if (with_fd && fd >= 0)
@@ -729,8 +750,12 @@ static int delete_profile_authorized(sd_bus_message *msg, Manager *m, Client *c,
         if (!may_remove(m, c, p->owner))
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_FAILED_TO_AUTHENTICATE,
                                      "profile '%s' belongs to another user", p->id);
-        if (p->scope == SCOPE_DISK && (r = store_disk_profile_remove(m->store, p->id)) < 0 && r != -ENOENT)
-                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "failed to forget profile: %s", strerror(-r));
+        if (p->scope == SCOPE_DISK) {
+                r = store_disk_profile_remove(m->store, p->id);
+                if (r < 0 && r != -ENOENT)
+                        return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL,
+                                             "failed to forget profile: %s", strerror(-r));
+        }
         manager_remove_profile(m, p);
         return sd_bus_reply_method_return(msg, "");
 }

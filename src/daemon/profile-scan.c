@@ -216,8 +216,9 @@ static void batch_fill(Manager *m, Batch *b, const FileIdentity *files, size_t n
         }
 }
 
-/* Parsed facts for files[0..n), waiting for the parser (start-up, and the rare file taken
- * over from a removed copy): batch_fill(), then each batch parsed over the pool at once. */
+/* Parsed facts for files[0..n), waiting for the parser (start-up only, before the bus name
+ * is taken; later changes parse without waiting: rescan_next()): batch_fill(), then each
+ * batch parsed over the pool at once. */
 static void load_infos(Manager *m, const FileIdentity *files, size_t n, IccInfo **infos) {
         _cleanup_free_ Batch *b = calloc(1, sizeof *b);
         if (!b) {
@@ -257,11 +258,7 @@ static int register_info(Manager *m, const char *path, const IccInfo *info, bool
         if (r < 0)
                 return log_oom();
         p->is_system_wide = path_is_system_wide(path);
-        r = free_and_strdup(&p->filename, path);
-        if (r >= 0)
-                r = profile_apply_icc(p, info);
-        if (r >= 0)
-                r = strmap_set(&p->metadata, "FILE_checksum", info->checksum);
+        r = profile_set_file(p, path, info, (const char *const[]) { "FILE_checksum", info->checksum, NULL });
         if (r < 0)
                 return log_warning_errno(r, "Skipping %s: %m", path);
         profile_apply_well_known_id(p);
@@ -461,32 +458,64 @@ static void collect_change(FileChange change, const FileIdentity *f, void *userd
                 (void) file_list_add(&r->arrived, f->path, f->size, f->mtime_ns, f->inode);
 }
 
-/* A file skipped as a copy may now be the only one left: in path order, so which copy
- * takes over does not depend on hashing. */
-static unsigned revive_shadowed(Manager *m) {
+/* The room a change's arrived files need while they are parsed. */
+static int rescan_alloc(Rescan *r) {
+        r->infos = calloc(r->arrived.n + 1, sizeof *r->infos);
+        r->batch = calloc(1, sizeof *r->batch);
+        return r->infos && r->batch ? 0 : -ENOMEM;
+}
+
+/* Files skipped as copies whose profile is gone now, each perhaps the only copy left: a
+ * change of their own (*ret, NULL when there is none) that has them arrive, parsed like any
+ * other without waiting (a cache miss costs no client anything). In path order, so which
+ * copy takes over does not depend on hashing; a second copy of one profile is skipped as a
+ * copy again when the first registers. */
+static int revive_shadowed(Manager *m, Rescan **ret) {
         ProfileWatch *w = m->profile_watch;
         _cleanup_strv_free_ char **paths = NULL;
-        unsigned added = 0;
         void *i = NULL, *v;
+        *ret = NULL;
         while (hashmap_iterate(w->shadowed, &i, NULL, &v)) {
                 const Shadowed *s = v;
-                if (!manager_find_profile_by_id(m, s->id) && strv_extend(&paths, s->path) < 0) {
-                        log_oom();
-                        return 0;
-                }
+                if (manager_find_profile_by_id(m, s->id))
+                        continue;
+                int r = strv_extend(&paths, s->path);
+                if (r < 0)
+                        return r;
         }
-        if (paths)
-                qsort(paths, strv_length(paths), sizeof(char *), compare_names);
+        if (!paths)
+                return 0;
+        qsort(paths, strv_length(paths), sizeof(char *), compare_names);
+        Rescan *rv = calloc(1, sizeof *rv);
+        if (!rv)
+                return -ENOMEM;
+        int r = 0;
         STRV_FOREACH(p, paths) {
                 shadow_remove(w, *p); /* registered, or shadowed again by the one before it */
                 ssize_t at = file_list_find(&w->known, *p);
-                if (at >= 0 && register_files(m, &w->known.files[at], 1, true) > 0)
-                        added++;
+                if (at < 0)
+                        continue;
+                const FileIdentity *f = &w->known.files[at];
+                r = file_list_add(&rv->arrived, f->path, f->size, f->mtime_ns, f->inode);
+                if (r < 0)
+                        break;
         }
-        return added;
+        if (r >= 0 && rv->arrived.n == 0) {
+                rescan_free(rv);
+                return 0;
+        }
+        if (r >= 0)
+                r = rescan_alloc(rv);
+        if (r < 0) {
+                rescan_free(rv);
+                return r;
+        }
+        *ret = rv;
+        return 0;
 }
 
 static void rescan_queued(Manager *m);
+static void rescan_next(Manager *m);
 
 /* Applies the change once every arrived file is parsed. A file renamed or moved within the
  * watched directories, or rewritten with the same profile, keeps its object (only Filename
@@ -529,12 +558,20 @@ static void rescan_apply(Manager *m) {
                         added++;
         /* A file skipped as a duplicate may now be the only copy left. (Files that failed
          * before are not parsed again: store-failed.h.) */
-        if (removed > 0)
-                added += revive_shadowed(m);
+        Rescan *revive = NULL;
+        if (removed > 0) {
+                int q = revive_shadowed(m, &revive);
+                if (q < 0)
+                        log_warning_errno(q, "Copies of the removed profiles are not taken over until they change: %m");
+        }
         (void) store_commit(m->store);
         log_debug("Profile files changed: %u profiles added, %u removed, %u moved", added, removed, moved);
         w->rescan = rescan_free(r);
-        if (w->n_queued > 0)
+        if (revive) {
+                /* The copies first; changes queued meanwhile follow when they are applied. */
+                w->rescan = revive;
+                rescan_next(m);
+        } else if (w->n_queued > 0)
                 rescan_queued(m);
 }
 
@@ -581,9 +618,7 @@ static int rescan_new(const FileList *before, const FileList *after, Rescan **re
                 rescan_free(r);
                 return 0;
         }
-        r->infos = calloc(r->arrived.n + 1, sizeof *r->infos);
-        r->batch = calloc(1, sizeof *r->batch);
-        if (!r->infos || !r->batch) {
+        if (rescan_alloc(r) < 0) {
                 rescan_free(r);
                 return -ENOMEM;
         }
@@ -718,6 +753,26 @@ static void rescan_queued(Manager *m) {
         file_list_clear(&after);
 }
 
+/* Queues again[0..n) (taken, also on failure) to be listed again: now, unless a change is
+ * being applied; then behind it. */
+static int queue_again(Manager *m, Again *again, size_t n) {
+        ProfileWatch *w = m->profile_watch;
+        Again *q = reallocarray(w->queued, w->n_queued + n + 1, sizeof *q);
+        if (!q) {
+                free_again(again, n);
+                return -ENOMEM;
+        }
+        memcpy(q + w->n_queued, again, n * sizeof *again);
+        w->queued = q;
+        w->n_queued += n;
+        free(again); /* its paths moved to the queue */
+        if (!w->rescan)
+                rescan_queued(m);
+        else /* the line a test waits for */
+                log_debug("Profile files changed while a change is parsed: queued behind it");
+        return 0;
+}
+
 static void on_changes(const DirWatchChange *changes, size_t n, void *userdata) {
         Manager *m = userdata;
         ProfileWatch *w = m->profile_watch;
@@ -725,22 +780,15 @@ static void on_changes(const DirWatchChange *changes, size_t n, void *userdata) 
         size_t n_again = 0;
 
         int r = collect_again(m, changes, n, &again, &n_again);
-        Again *q = r >= 0 ? reallocarray(w->queued, w->n_queued + n_again + 1, sizeof *q) : NULL;
-        if (!q) {
-                log_warning("Cannot keep the changed profile files: %s. Everything is listed again at the next change.",
-                            strerror(ENOMEM));
-                w->lost = true;
+        if (r < 0)
                 free_again(again, n_again);
-                return;
+        else
+                r = queue_again(m, again, n_again);
+        if (r < 0) {
+                log_warning("Cannot keep the changed profile files: %s. Everything is listed again at the next change.",
+                            strerror(-r));
+                w->lost = true;
         }
-        memcpy(q + w->n_queued, again, n_again * sizeof *again);
-        w->queued = q;
-        w->n_queued += n_again;
-        free(again); /* its paths moved to the queue */
-        if (!w->rescan)
-                rescan_queued(m);
-        else /* the line a test waits for */
-                log_debug("Profile files changed while a change is parsed: queued behind it");
 }
 
 int profile_scan_all(Manager *m) {
@@ -780,10 +828,18 @@ int profile_scan_all(Manager *m) {
 }
 
 int profile_scan_file(Manager *m, const char *path) {
-        FileList one = { 0 };
-        int r = stat_identity(path, &one);
-        if (r >= 0 && one.n == 1)
-                r = (int) register_files(m, one.files, 1, true);
-        file_list_clear(&one);
-        return r;
+        assert(m->profile_watch);
+        _cleanup_free_ char *dir = strdup(path);
+        Again *again = calloc(2, sizeof *again);
+        if (!dir || !again || !(again[0].path = strdup(path))) {
+                free(again);
+                return -ENOMEM;
+        }
+        char *slash = strrchr(dir, '/');
+        if (slash)
+                *slash = 0;
+        /* The daemon's own directory is always one of the profile directories (main.c). */
+        int depth = slash ? dir_depth(m, dir) : -1;
+        again[0].depth = depth < 0 ? 1 : depth + 1;
+        return queue_again(m, again, 1);
 }

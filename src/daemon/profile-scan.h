@@ -21,7 +21,9 @@ typedef struct ProfileWatch ProfileWatch;
 /* Starts watching (unless the event loop is missing), walks every directory, registers what
  * it finds. */
 int profile_scan_all(Manager *m);
-/* Registers one file found by the daemon (used after InstallSystemWide). Returns 1 when a
- * profile was added, 0 when the file was skipped (not ICC, duplicate), negative on error. */
+/* A file the daemon wrote into a profile directory (InstallSystemWide): listed again like a
+ * change the watcher names, so it is parsed without waiting and registered when that is done
+ * (behind a change being applied), as the watcher would find it (colord §4.2). 0, or -ENOMEM
+ * (then the watcher's own event still finds it). */
 int profile_scan_file(Manager *m, const char *path);
 ProfileWatch *profile_watch_free(ProfileWatch *w);

@@ -144,15 +144,37 @@ int profile_apply_icc(Profile *p, const IccInfo *info) {
 
         const char *mf = strmap_get(&p->metadata, "MAPPING_format");
         const char *mq = strmap_get(&p->metadata, "MAPPING_qualifier");
-        if (mf && (r = set_copy(&p->format, mf)) < 0)
-                return r;
-        if (mq && (r = set_copy(&p->qualifier, mq)) < 0)
-                return r;
+        if (mf) {
+                r = set_copy(&p->format, mf);
+                if (r < 0)
+                        return r;
+        }
+        if (mq) {
+                r = set_copy(&p->qualifier, mq);
+                if (r < 0)
+                        return r;
+        }
         if (streq(p->colorspace, "rgb") && !p->qualifier) {
                 r = set_copy(&p->format, "ColorSpace..");
                 if (r < 0)
                         return r;
                 r = set_copy(&p->qualifier, "RGB..");
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int profile_set_file(Profile *p, const char *path, const IccInfo *info, const char *const *metadata) {
+        int r = set_copy(&p->filename, path);
+        if (r < 0)
+                return r;
+        r = profile_apply_icc(p, info);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; metadata[i]; i += 2) {
+                assert(metadata[i + 1]);
+                r = strmap_set(&p->metadata, metadata[i], metadata[i + 1]);
                 if (r < 0)
                         return r;
         }

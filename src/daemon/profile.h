@@ -63,6 +63,11 @@ int profile_set_property(Profile *p, const char *key, const char *value, const c
 /* Takes the facts parsed from an ICC file (colord §4.4 order: dict merged after properties). */
 int profile_apply_icc(Profile *p, const IccInfo *info);
 
+/* A file the daemon registers itself (found in a profile directory, or written by it: a
+ * display's EDID profile, a printer's vendor profile): its Filename, the parser's facts, then
+ * the daemon's own metadata, key/value pairs ending in NULL, which no client's bound limits. */
+int profile_set_file(Profile *p, const char *path, const IccInfo *info, const char *const *metadata);
+
 /* The built-in table of well-known ids (colord §4.5). */
 void profile_apply_well_known_id(Profile *p);
 

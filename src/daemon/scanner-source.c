@@ -566,8 +566,11 @@ int scanner_source_start(Manager *m) {
         int r = debounce_new(m->event, HOTPLUG_DELAY_USEC, on_hotplug, s, &s->hotplug);
         if (r < 0)
                 return log_error_errno(r, "Scanners: cannot set up the hotplug timer: %m");
-        if (m->bus && (r = scanner_dbus_register(m, &s->slot)) < 0)
-                return log_error_errno(r, "Scanners: cannot register %s: %m", TINCT_SCANNERS_PATH);
+        if (m->bus) {
+                r = scanner_dbus_register(m, &s->slot);
+                if (r < 0)
+                        return log_error_errno(r, "Scanners: cannot register %s: %m", TINCT_SCANNERS_PATH);
+        }
         /* Not waited for: the bus name does not wait for SANE's backends. */
         on_hotplug(s);
         return 0;

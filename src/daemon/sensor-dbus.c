@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus-dict.h"
 #include "bus-errors.h"
 #include "daemon-dbus.h"
 #include "log.h"
@@ -285,7 +286,15 @@ static int read_seed(sd_bus_message *msg, const char *key, const char *contents,
 /* One a{sv} entry. colord's dummy knows sample[red|green|blue] (the RGB it converts as
  * sRGB); with a virtual display those are the RGB the display shows, and the simulate-*
  * keys are ours (docs/compatibility.md). */
-static int read_option(Sensor *s, sd_bus_message *msg, const char *key, DummyOptions *o, sd_bus_error *error) {
+typedef struct OptionsReading {
+        Sensor *sensor;
+        DummyOptions *options;
+} OptionsReading;
+
+static int read_option(sd_bus_message *msg, const char *key, void *userdata, sd_bus_error *error) {
+        OptionsReading *reading = userdata;
+        Sensor *s = reading->sensor;
+        DummyOptions *o = reading->options;
         const char *contents;
         int idx = streq(key, "sample[red]") ? 0 : streq(key, "sample[green]") ? 1 : streq(key, "sample[blue]") ? 2 : -1;
         int r = sd_bus_message_peek_type(msg, NULL, &contents);
@@ -342,22 +351,9 @@ static int method_set_options(sd_bus_message *msg, void *userdata, sd_bus_error 
                 o.luminance = s->sim->luminance;
                 o.noise = s->sim->noise;
         }
-        r = sd_bus_message_enter_container(msg, 'a', "{sv}");
-        if (r < 0)
-                return r;
         /* Validate every entry before applying any. */
-        while ((r = sd_bus_message_enter_container(msg, 'e', "sv")) > 0) {
-                const char *key;
-                r = sd_bus_message_read(msg, "s", &key);
-                if (r < 0)
-                        return r;
-                r = read_option(s, msg, key, &o, error);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(msg);
-                if (r < 0)
-                        return r;
-        }
+        OptionsReading reading = { s, &o };
+        r = bus_message_read_dict(msg, read_option, &reading, error);
         if (r < 0)
                 return r;
         memcpy(s->sample, o.sample, sizeof o.sample);

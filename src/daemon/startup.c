@@ -11,6 +11,7 @@
 #include "daemon-dbus.h"
 #include "device.h"
 #include "display.h"
+#include "fileio.h"
 #include "log.h"
 #include "names.h"
 #include "profile-claim.h"
@@ -26,13 +27,9 @@
 static char *read_dmi(Manager *m, const char *name) {
         char path[4096], buf[256];
         snprintf(path, sizeof path, "%s/sys/class/dmi/id/%s", strempty(m->config.sysfs_root), name);
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return NULL;
-        ssize_t n = read(fd, buf, sizeof buf - 1);
+        ssize_t n = read_file_head(path, buf, sizeof buf);
         if (n <= 0)
                 return NULL;
-        buf[n] = 0;
         buf[strcspn(buf, "\r\n")] = 0;
         for (char *p = buf; *p; p++)
                 if (*p == '\t' || *p == '_')
@@ -95,9 +92,13 @@ static void restore_disk_profiles(Manager *m) {
                 profile_apply_well_known_id(p);
                 for (size_t k = 0; l[i].properties && l[i].properties[k] && l[i].properties[k + 1]; k += 2)
                         (void) profile_set_property(p, l[i].properties[k], l[i].properties[k + 1], NULL);
-                if (l[i].data && (r = profile_load_data(p, TAKE_PTR(l[i].data), l[i].size, &error)) < 0) {
-                        log_warning("Stored profile %s not restored: %s", l[i].id, error.message ?: strerror(-r));
-                        continue;
+                if (l[i].data) {
+                        r = profile_load_data(p, TAKE_PTR(l[i].data), l[i].size, &error);
+                        if (r < 0) {
+                                log_warning("Stored profile %s not restored: %s", l[i].id,
+                                            error.message ?: strerror(-r));
+                                continue;
+                        }
                 }
                 profile_claim_check_restored(p, p->owner == 0 || p->owner == m->daemon_uid);
                 if (manager_find_profile_by_path(m, p->path) || manager_add_profile(m, p, false) < 0) {

@@ -40,7 +40,7 @@ int lm_cholesky_solve(double *a, double *b, size_t n) {
         return 0;
 }
 
-static double sum_squares(const double *r, size_t n) {
+double lm_sum_squares(const double *r, size_t n) {
         double s = 0.0;
         for (size_t i = 0; i < n; i++)
                 s += r[i] * r[i];
@@ -58,7 +58,7 @@ int lm_solve(LmResiduals f, void *userdata, double *p, size_t np, size_t nr, uns
         if (!trial || !r || !r2 || !jac || !a || !ata || !g)
                 return -ENOMEM;
         f(userdata, p, r);
-        cost = sum_squares(r, nr);
+        cost = lm_sum_squares(r, nr);
         for (it = 0; it < max_steps; it++) {
                 /* jac is stored column by column: each column is one parameter's derivative */
                 for (size_t j = 0; j < np; j++) {
@@ -94,7 +94,7 @@ int lm_solve(LmResiduals f, void *userdata, double *p, size_t np, size_t nr, uns
                                 for (size_t j = 0; j < np; j++)
                                         trial[j] += p[j];
                                 f(userdata, trial, r2);
-                                new_cost = sum_squares(r2, nr);
+                                new_cost = lm_sum_squares(r2, nr);
                                 if (isfinite(new_cost) && new_cost < cost) {
                                         improved = true;
                                         break;

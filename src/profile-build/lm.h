@@ -15,5 +15,9 @@ typedef void (*LmResiduals)(void *userdata, const double *p, double *ret);
  * or -ENOMEM. */
 int lm_solve(LmResiduals f, void *userdata, double *p, size_t n_params, size_t n_res, unsigned max_steps);
 
+/* The sum of the squares of r[0..n): the cost lm_solve() minimises, also for callers that
+ * search by other means (output-invert.c). */
+double lm_sum_squares(const double *r, size_t n);
+
 /* Solves the symmetric positive definite a·x = b in place (a is overwritten). -EDOM if not. */
 int lm_cholesky_solve(double *a, double *b, size_t n);

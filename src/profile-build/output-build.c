@@ -262,7 +262,7 @@ int output_build(const OutputSamples *samples, const ProfileBuildOptions *option
         OutputFitReport fit = {};
         OutputLut lut = {};
         Tables t = {};
-        char avg[32], max[32], rms[32];
+        ProfileBuildAccuracy accuracy;
         size_t draft_len = 0, n_caller = 0;
         int r;
 
@@ -306,10 +306,8 @@ int output_build(const OutputSamples *samples, const ProfileBuildOptions *option
                 r = check_icc(draft, draft_len, samples, ink_limit, &rep, ret_reason);
         if (r < 0)
                 goto finish;
-        snprintf(avg, sizeof avg, "%.3f", rep.de76_mean);
-        snprintf(max, sizeof max, "%.3f", rep.de76_max);
-        snprintf(rms, sizeof rms, "%.3f", rep.de76_rms);
-        profile_build_metadata(meta, o, samples->instrument, avg, max, rms);
+        profile_build_metadata_accurate(meta, o, samples->instrument, rep.de76_mean, rep.de76_max, rep.de76_rms,
+                                        &accuracy);
         r = build_icc(samples, o, &t, meta, ret_icc, ret_len, ret_reason);
         if (r >= 0 && ret_report)
                 *ret_report = rep;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lm.h"
 #include "output-invert.h"
 
 #define SEED_STEPS_RGB 9u       /* 729 seeds */
@@ -140,13 +141,6 @@ static unsigned residuals(const OutputInverter *inv, const double *d, const doub
         return 4;
 }
 
-static double energy(const double *r, unsigned m) {
-        double e = 0.0;
-        for (unsigned i = 0; i < m; i++)
-                e += r[i] * r[i];
-        return e;
-}
-
 /* Solves the n × n system a x = b (n ≤ 4) by Gaussian elimination with partial pivoting;
  * false when singular. */
 static bool solve_small(unsigned n, double a[4][4], double b[4], double x[4]) {
@@ -209,7 +203,7 @@ void output_invert(const OutputInverter *inv, const double lab[3], double *ret_d
                 project(inv, d);
         }
         m = residuals(inv, d, lab, k_target, r);
-        e = energy(r, m);
+        e = lm_sum_squares(r, m);
 
         for (unsigned it = 0; it < LM_ITERATIONS && e > 1e-12; it++) {
                 double jac[4][OUTPUT_MAX_CHANNELS], a[4][4], g[4], step[4];
@@ -249,7 +243,7 @@ void output_invert(const OutputInverter *inv, const double lab[3], double *ret_d
                                 dn[j] = d[j] + step[j];
                         project(inv, dn);
                         residuals(inv, dn, lab, k_target, rn);
-                        double en = energy(rn, m);
+                        double en = lm_sum_squares(rn, m);
                         if (en < e) {
                                 double moved = 0.0;
                                 for (unsigned j = 0; j < n; j++)

@@ -222,6 +222,14 @@ void profile_build_metadata(const char **meta, const ProfileBuildOptions *o, con
         meta[k] = NULL;
 }
 
+void profile_build_metadata_accurate(const char **meta, const ProfileBuildOptions *o, const char *instrument,
+                                     double mean, double max, double rms, ProfileBuildAccuracy *text) {
+        snprintf(text->avg, sizeof text->avg, "%.3f", mean);
+        snprintf(text->max, sizeof text->max, "%.3f", max);
+        snprintf(text->rms, sizeof text->rms, "%.3f", rms);
+        profile_build_metadata(meta, o, instrument, text->avg, text->max, text->rms);
+}
+
 int profile_build(const DisplaySamples *samples, const ProfileBuildOptions *options, uint8_t **ret_icc,
                   size_t *ret_len, ProfileBuildReport *ret_report, const char **ret_reason) {
         static const ProfileBuildOptions defaults = {};
@@ -229,7 +237,7 @@ int profile_build(const DisplaySamples *samples, const ProfileBuildOptions *opti
         _cleanup_free_ uint8_t *draft = NULL;
         _cleanup_free_ const char **meta = NULL;
         ProfileBuildReport rep = {};
-        char avg[32], max[32], rms[32];
+        ProfileBuildAccuracy accuracy;
         size_t draft_len = 0, n_caller = 0;
         int r;
 
@@ -262,10 +270,8 @@ int profile_build(const DisplaySamples *samples, const ProfileBuildOptions *opti
                 return r;
 
         /* The final profile: the same with the measured accuracy in its metadata. */
-        snprintf(avg, sizeof avg, "%.3f", rep.de76_mean);
-        snprintf(max, sizeof max, "%.3f", rep.de76_max);
-        snprintf(rms, sizeof rms, "%.3f", rep.de76_rms);
-        profile_build_metadata(meta, o, samples->instrument, avg, max, rms);
+        profile_build_metadata_accurate(meta, o, samples->instrument, rep.de76_mean, rep.de76_max, rep.de76_rms,
+                                        &accuracy);
         r = build_icc(&rep.fit, o, &rep, meta, ret_icc, ret_len, ret_reason);
         if (r < 0)
                 return r;

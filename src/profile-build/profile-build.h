@@ -58,6 +58,16 @@ int profile_build(const DisplaySamples *samples, const ProfileBuildOptions *opti
 void profile_build_metadata(const char **meta, const ProfileBuildOptions *o, const char *instrument,
                             const char *avg, const char *max, const char *rms);
 
+/* The measured accuracy as text for the final profile's metadata, kept while meta points into it. */
+typedef struct ProfileBuildAccuracy {
+        char avg[32], max[32], rms[32];
+} ProfileBuildAccuracy;
+
+/* profile_build_metadata() of the final profile: with ACCURACY_dE76_avg, _max and _rms, the
+ * fit's dE76 mean, max and rms against its own measurements, written into *text. */
+void profile_build_metadata_accurate(const char **meta, const ProfileBuildOptions *o, const char *instrument,
+                                     double mean, double max, double rms, ProfileBuildAccuracy *text);
+
 /* The common end of a built profile: 'desc' (o->description, else default_description),
  * 'cprt', 'meta', then the bytes, deterministic (fixed date; v4: the MD5 profile ID).
  * Errors as profile_build(). */

@@ -2,9 +2,7 @@
 #include "confine.h"
 
 #include <errno.h>
-#include <grp.h>
 #include <linux/capability.h>
-#include <pwd.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -19,29 +17,15 @@
 #include <unistd.h>
 
 #include "macro.h"
+#include "spawn-util.h"
 
 /* Address space for one parse: a 32 MiB request (ICC_MAX_FILE_SIZE), lcms2's copy and its tables fit well. */
 #define PARSER_MEMORY_LIMIT (1024ull * 1024 * 1024)
 
+/* The daemon runs as its own user in production; as root (developers, tests) the parser
+ * still must not be root. */
 static int drop_user(void) {
-        if (geteuid() != 0)
-                return 0;
-        /* The daemon runs as its own user in production; as root (developers, tests) the
-         * parser still must not be root. */
-        uid_t uid = 65534;
-        gid_t gid = 65534;
-        const struct passwd *pw = getpwnam("nobody");
-        if (pw) {
-                uid = pw->pw_uid;
-                gid = pw->pw_gid;
-        }
-        /* The bounding set too, while we still may (CAP_SETPCAP): nothing to regain later. */
-        for (unsigned long cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
-                if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
-                        return -errno;
-        if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
-                return -errno;
-        return 0;
+        return spawn_drop_to_nobody(NULL, 0);
 }
 
 static int drop_capabilities(void) {

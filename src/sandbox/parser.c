@@ -299,9 +299,13 @@ int parser_attach_event(Parser *p, sd_event *event) {
                 return r;
         }
         p->event = sd_event_ref(event);
-        for (unsigned i = 0; i < MAX_PROCESSES; i++)
-                if (p->workers[i] && (r = parser_worker_watch(p->workers[i])) < 0)
+        for (unsigned i = 0; i < MAX_PROCESSES; i++) {
+                if (!p->workers[i])
+                        continue;
+                r = parser_worker_watch(p->workers[i]);
+                if (r < 0)
                         return r;
+        }
         return 0;
 }
 

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <grp.h>
 #include <linux/capability.h>
-#include <pwd.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -12,6 +11,7 @@
 #include <unistd.h>
 
 #include "macro.h"
+#include "spawn-util.h"
 
 /* Backends and libusb, and sane-airscan's threads: generous, still a bound. */
 #define SANE_MEMORY_LIMIT (2048ull * 1024 * 1024)
@@ -19,25 +19,13 @@
 static int become_nobody(void) {
         if (geteuid() != 0)
                 return 0; /* the daemon's own user already (the shipped unit) */
-        uid_t uid = 65534;
-        gid_t gid = 65534;
-        const struct passwd *pw = getpwnam("nobody");
-        if (pw) {
-                uid = pw->pw_uid;
-                gid = pw->pw_gid;
-        }
         /* SANE's udev rules give scanner nodes to this group; without it no USB scanner. */
         const struct group *gr = getgrnam("scanner");
         gid_t groups[1];
         size_t n_groups = 0;
         if (gr)
                 groups[n_groups++] = gr->gr_gid;
-        for (unsigned long cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
-                if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
-                        return -errno;
-        if (setgroups(n_groups, groups) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
-                return -errno;
-        return 0;
+        return spawn_drop_to_nobody(groups, n_groups);
 }
 
 static int drop_capabilities(void) {

@@ -256,11 +256,14 @@ static void list_escl(const char *sane_name, const char *config_name, const Airs
         const char *reason = NULL;
         _cleanup_(escl_capabilities_done) EsclCapabilities caps = {};
         int r = fetch_capabilities(dev->url, timeout_ms, &body, &len, &reason);
-        if (r >= 0 && (r = escl_capabilities_parse(body, len, &caps)) < 0)
-                reason = "ScannerCapabilities is not a capabilities document";
-        else if (r >= 0 && !caps.uuid) {
-                reason = "ScannerCapabilities has no UUID";
-                r = -EBADMSG;
+        if (r >= 0) {
+                r = escl_capabilities_parse(body, len, &caps);
+                if (r < 0)
+                        reason = "ScannerCapabilities is not a capabilities document";
+                else if (!caps.uuid) {
+                        reason = "ScannerCapabilities has no UUID";
+                        r = -EBADMSG;
+                }
         }
         if (r < 0) {
                 print_record(SCANNER_RECORD_ESCL_ERROR, (const char *[]) { sane_name, dev->url, reason });

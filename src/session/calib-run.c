@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bus-dict.h"
 #include "calib-patches.h"
 #include "cgats.h"
 #include "cm-names.h"
@@ -181,6 +182,12 @@ static int find_path(sd_bus *bus, const char *member, const char *id, char **ret
         return *ret ? 0 : -ENOMEM;
 }
 
+static int note_simulation(sd_bus_message *m, const char *key, void *userdata, sd_bus_error *error) {
+        if (streq(key, "simulate-display"))
+                *(bool *) userdata = true;
+        return sd_bus_message_skip(m, "v");
+}
+
 /* The dummy sensor's virtual display shows itself in the sensor's Options. */
 static int sensor_is_simulated(sd_bus *bus, const char *sensor, bool *ret) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -188,24 +195,7 @@ static int sensor_is_simulated(sd_bus *bus, const char *sensor, bool *ret) {
         if (r < 0)
                 return r;
         *ret = false;
-        r = sd_bus_message_enter_container(reply, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
-                const char *key;
-                r = sd_bus_message_read(reply, "s", &key);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_skip(reply, "v");
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(reply);
-                if (r < 0)
-                        return r;
-                if (streq(key, "simulate-display"))
-                        *ret = true;
-        }
-        return r;
+        return bus_message_read_dict(reply, note_simulation, ret, NULL);
 }
 
 /* The verification's patch set after the profiling patches: measured in the same run, then

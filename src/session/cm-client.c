@@ -104,7 +104,9 @@ bool cm_client_start(CmClient *c) {
         if (r >= 0)
                 r = sd_bus_call_method(c->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
                                        "GetNameOwner", &e, &reply, "s", CM_NAME);
-        if (r >= 0 && (r = sd_bus_message_read(reply, "s", &owner)) >= 0 && !(c->owner = strdup(owner)))
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "s", &owner);
+        if (r >= 0 && !(c->owner = strdup(owner)))
                 r = -ENOMEM;
         if (r < 0) {
                 log_notice("%s is not running (%s); waiting for it", CM_NAME, e.message ? e.message : strerror(-r));

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus-dict.h"
 #include "calib-run.h"
 #include "log.h"
 
@@ -107,87 +108,87 @@ static int on_caller_gone(sd_bus_track *t, void *userdata) {
         return 0;
 }
 
-/* Start's options into o; an error reply for a value out of range. */
-static int parse_options(sd_bus_message *msg, CalibOptions *o, const char **ret_title, sd_bus_error *error) {
-        int r = sd_bus_message_enter_container(msg, 'a', "{sv}");
+typedef struct StartOptions {
+        CalibOptions *calib;
+        const char **title;
+} StartOptions;
+
+/* One of Start's options; an error reply for a value out of range. */
+static int parse_option(sd_bus_message *msg, const char *key, void *userdata, sd_bus_error *error) {
+        StartOptions *so = userdata;
+        CalibOptions *o = so->calib;
+        const char *contents;
+        int r = sd_bus_message_peek_type(msg, NULL, &contents);
         if (r < 0)
                 return r;
-        while ((r = sd_bus_message_enter_container(msg, 'e', "sv")) > 0) {
-                const char *key, *contents;
-                r = sd_bus_message_read(msg, "s", &key);
+        char type = contents[0] && !contents[1] ? contents[0] : 0;
+        uint32_t u = 0;
+        if (streq(key, "Quality") && type == 'u') {
+                r = sd_bus_message_read(msg, "v", "u", &u);
                 if (r < 0)
                         return r;
-                r = sd_bus_message_peek_type(msg, NULL, &contents);
+                if (u > 2)
+                        return reply_error(error, CALIB_ERROR_INVALID_VALUE, "Quality must be 0, 1 or 2");
+                o->quality = u;
+        } else if (streq(key, "Whitepoint") && type == 'u') {
+                r = sd_bus_message_read(msg, "v", "u", &u);
                 if (r < 0)
                         return r;
-                char type = contents[0] && !contents[1] ? contents[0] : 0;
-                uint32_t u = 0;
-                if (streq(key, "Quality") && type == 'u') {
-                        r = sd_bus_message_read(msg, "v", "u", &u);
-                        if (r < 0)
-                                return r;
-                        if (u > 2)
-                                return reply_error(error, CALIB_ERROR_INVALID_VALUE, "Quality must be 0, 1 or 2");
-                        o->quality = u;
-                } else if (streq(key, "Whitepoint") && type == 'u') {
-                        r = sd_bus_message_read(msg, "v", "u", &u);
-                        if (r < 0)
-                                return r;
-                        if (u != 0 && (u < 1000 || u > 100000))
-                                return reply_error(error, CALIB_ERROR_INVALID_VALUE,
-                                                   "Whitepoint must be 0 (native) or 1000..100000 K");
-                        o->whitepoint = u;
-                } else if (streq(key, "Title") && type == 's') {
-                        const char *t;
-                        r = sd_bus_message_read(msg, "v", "s", &t);
-                        if (r < 0)
-                                return r;
-                        if (!*t || strlen(t) > 1024)
-                                return reply_error(error, CALIB_ERROR_INVALID_VALUE, "Title must be 1..1024 bytes");
-                        *ret_title = t;
-                } else if (streq(key, "DeviceKind") && type == 'u') {
-                        r = sd_bus_message_read(msg, "v", "u", &u);
-                        if (r < 0)
-                                return r;
-                        if (!calib_display_capability(u))
-                                return reply_error(error, CALIB_ERROR_INVALID_VALUE, "DeviceKind is not a kind of display");
-                        o->device_kind = u;
-                } else if (streq(key, "Brightness") && type == 'u') {
-                        r = sd_bus_message_read(msg, "v", "u", &u);
-                        if (r < 0)
-                                return r;
-                        if (u > 100)
-                                return reply_error(error, CALIB_ERROR_INVALID_VALUE, "Brightness must be 0..100");
-                        o->brightness = u;
-                } else if (streq(key, "Gamma") && type == 'd') {
-                        double d;
-                        r = sd_bus_message_read(msg, "v", "d", &d);
-                        if (r < 0)
-                                return r;
-                        if (!(d >= 1.0 && d <= 4.0))
-                                return reply_error(error, CALIB_ERROR_INVALID_VALUE, "Gamma must be 1.0..4.0");
-                        o->gamma = d;
-                } else if (streq(key, "SampleDelay") && type == 'u') {
-                        r = sd_bus_message_read(msg, "v", "u", &u);
-                        if (r < 0)
-                                return r;
-                        if (u > 10000)
-                                return reply_error(error, CALIB_ERROR_INVALID_VALUE, "SampleDelay must be 0..10000 ms");
-                        o->sample_delay_usec = (uint64_t) u * 1000;
-                } else {
-                        /* colord-session only warns, also for a known key of the wrong type */
-                        log_warning("Start: ignoring option %s (%s)", key, contents);
-                        r = sd_bus_message_skip(msg, "v");
-                        if (r < 0)
-                                return r;
-                }
-                r = sd_bus_message_exit_container(msg);
+                if (u != 0 && (u < 1000 || u > 100000))
+                        return reply_error(error, CALIB_ERROR_INVALID_VALUE,
+                                           "Whitepoint must be 0 (native) or 1000..100000 K");
+                o->whitepoint = u;
+        } else if (streq(key, "Title") && type == 's') {
+                const char *t;
+                r = sd_bus_message_read(msg, "v", "s", &t);
+                if (r < 0)
+                        return r;
+                if (!*t || strlen(t) > 1024)
+                        return reply_error(error, CALIB_ERROR_INVALID_VALUE, "Title must be 1..1024 bytes");
+                *so->title = t;
+        } else if (streq(key, "DeviceKind") && type == 'u') {
+                r = sd_bus_message_read(msg, "v", "u", &u);
+                if (r < 0)
+                        return r;
+                if (!calib_display_capability(u))
+                        return reply_error(error, CALIB_ERROR_INVALID_VALUE, "DeviceKind is not a kind of display");
+                o->device_kind = u;
+        } else if (streq(key, "Brightness") && type == 'u') {
+                r = sd_bus_message_read(msg, "v", "u", &u);
+                if (r < 0)
+                        return r;
+                if (u > 100)
+                        return reply_error(error, CALIB_ERROR_INVALID_VALUE, "Brightness must be 0..100");
+                o->brightness = u;
+        } else if (streq(key, "Gamma") && type == 'd') {
+                double d;
+                r = sd_bus_message_read(msg, "v", "d", &d);
+                if (r < 0)
+                        return r;
+                if (!(d >= 1.0 && d <= 4.0))
+                        return reply_error(error, CALIB_ERROR_INVALID_VALUE, "Gamma must be 1.0..4.0");
+                o->gamma = d;
+        } else if (streq(key, "SampleDelay") && type == 'u') {
+                r = sd_bus_message_read(msg, "v", "u", &u);
+                if (r < 0)
+                        return r;
+                if (u > 10000)
+                        return reply_error(error, CALIB_ERROR_INVALID_VALUE, "SampleDelay must be 0..10000 ms");
+                o->sample_delay_usec = (uint64_t) u * 1000;
+        } else {
+                /* colord-session only warns, also for a known key of the wrong type */
+                log_warning("Start: ignoring option %s (%s)", key, contents);
+                r = sd_bus_message_skip(msg, "v");
                 if (r < 0)
                         return r;
         }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(msg);
+        return 0;
+}
+
+/* Start's options into o and its title. */
+static int parse_options(sd_bus_message *msg, CalibOptions *o, const char **ret_title, sd_bus_error *error) {
+        StartOptions so = { o, ret_title };
+        return bus_message_read_dict(msg, parse_option, &so, error);
 }
 
 static int method_start(sd_bus_message *msg, void *userdata, sd_bus_error *error) {

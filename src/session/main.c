@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "argv-util.h"
 #include "cm-client.h"
 #include "color-helper.h"
 #include "event-util.h"
@@ -32,33 +33,22 @@ static void help(void) {
 }
 
 static int parse_argv(int argc, char **argv) {
-        enum { ARG_VERSION = 0x100 };
         static const struct option options[] = {
                 { "verbose", no_argument, NULL, 'v' },
-                { "version", no_argument, NULL, ARG_VERSION },
+                { "version", no_argument, NULL, ARG_COMMON_VERSION },
                 { "help", no_argument, NULL, 'h' },
                 {}
         };
-        int c;
+        int c, r;
 
-        while ((c = getopt_long(argc, argv, "vh", options, NULL)) >= 0)
-                switch (c) {
-                case 'v':
-                        log_set_max_level(LOG_DEBUG);
-                        break;
-                case ARG_VERSION:
-                        printf("tinct-session %s\n", TINCT_VERSION);
-                        return 0;
-                case 'h':
-                        help();
-                        return 0;
-                default:
-                        return -EINVAL;
-                }
-        if (optind < argc) {
-                log_error("Unexpected argument: %s", argv[optind]);
-                return -EINVAL;
+        while ((c = getopt_long(argc, argv, "vh", options, NULL)) >= 0) {
+                r = argv_common_option(c, "tinct-session", help);
+                if (r <= 0)
+                        return r;
         }
+        r = argv_no_positional(argc, argv);
+        if (r < 0)
+                return r;
         return 1;
 }
 

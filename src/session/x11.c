@@ -328,8 +328,11 @@ static int output_describe(Output *o, const uint8_t *edid, size_t edid_size, boo
         bool have_params = false;
         int r;
 
-        if (edid && (r = edid_parse(edid, edid_size, &e)) < 0)
-                log_notice("Output %s: ignoring its EDID: %s", o->name, edid_strerror(r));
+        if (edid) {
+                r = edid_parse(edid, edid_size, &e);
+                if (r < 0)
+                        log_notice("Output %s: ignoring its EDID: %s", o->name, edid_strerror(r));
+        }
         if (e) {
                 (void) edid_icc_pnp_vendor_name(EDID_ICC_PNP_IDS_PATH, e->manufacturer, &vendor_name);
                 r = edid_icc_params_init(&params, e, vendor_name, CMF_BINARY);

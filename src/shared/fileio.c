@@ -201,6 +201,45 @@ char *path_join(const char *dir, const char *name) {
         return p;
 }
 
+int print_to_memory(int (*print)(FILE *f, const void *userdata), const void *userdata, char **ret,
+                    size_t *ret_size) {
+        _cleanup_free_ char *data = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&data, &size);
+        if (!f)
+                return -errno;
+        int r = print(f, userdata);
+        if (fclose(f) != 0 && r >= 0)
+                r = -ENOMEM;
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(data);
+        *ret_size = size;
+        return 0;
+}
+
+int write_file_atomic_printed(const char *path, mode_t mode, WriteFlags flags,
+                              int (*print)(FILE *f, const void *userdata), const void *userdata) {
+        _cleanup_free_ char *data = NULL;
+        size_t size;
+        int r = print_to_memory(print, userdata, &data, &size);
+        if (r < 0)
+                return r;
+        return write_file_atomic(path, data, size, mode, flags);
+}
+
+ssize_t read_file_head(const char *path, char *buf, size_t size) {
+        assert(size > 0);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        ssize_t n = read(fd, buf, size - 1);
+        if (n < 0)
+                return -errno;
+        buf[n] = 0;
+        return n;
+}
+
 int mkdir_parents(const char *path, mode_t mode) {
         _cleanup_free_ char *p = strdup(path);
         if (!p)

@@ -10,7 +10,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 typedef enum ReadFlags {
         READ_REGULAR_ONLY = 1 << 0, /* FIFOs, devices, sockets, directories: -EBADFD */
@@ -28,6 +30,11 @@ int read_fd_capped(int fd, size_t max, ReadFlags flags, uint8_t **ret, size_t *r
 int read_file_capped(const char *path, size_t max, ReadFlags flags, uint8_t **ret, size_t *ret_size,
                      struct stat *ret_st);
 
+/* The start of a small kernel file (/proc, /sys): one read() of at most size - 1 bytes into
+ * buf, followed by a NUL. Returns the number of bytes read (0 for an empty file) or a
+ * negative errno. */
+ssize_t read_file_head(const char *path, char *buf, size_t size);
+
 typedef enum WriteFlags {
         WRITE_NO_REPLACE = 1 << 0,   /* an existing path is left alone: -EEXIST */
         WRITE_SKIP_IF_SAME = 1 << 1, /* a path already holding exactly these bytes is not touched */
@@ -36,6 +43,16 @@ typedef enum WriteFlags {
 /* Writes size bytes to path atomically with this mode (umask not applied). 0 or a negative
  * errno; on failure the temporary file is gone and path unchanged. */
 int write_file_atomic(const char *path, const void *data, size_t size, mode_t mode, WriteFlags flags);
+
+/* The text print() prints into f, in memory: 0 with *ret (caller frees, NUL-terminated) and
+ * its size, or print()'s negative return, or -ENOMEM. */
+int print_to_memory(int (*print)(FILE *f, const void *userdata), const void *userdata, char **ret,
+                    size_t *ret_size);
+
+/* Writes to path, as write_file_atomic() does, the text print() prints into f (gathered in
+ * memory first). A negative return of print() is returned and nothing is written. */
+int write_file_atomic_printed(const char *path, mode_t mode, WriteFlags flags,
+                              int (*print)(FILE *f, const void *userdata), const void *userdata);
 
 /* Copies the regular file src to dst the same way, reading it in pieces (any size);
  * -EBADFD when src is not a regular file. WRITE_SKIP_IF_SAME is not for copies. */

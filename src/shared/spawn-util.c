@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "spawn-util.h"
 
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 void spawn_attr_init_default_signals(posix_spawnattr_t *attr) {
         sigset_t none, all;
@@ -11,4 +16,23 @@ void spawn_attr_init_default_signals(posix_spawnattr_t *attr) {
         posix_spawnattr_setsigmask(attr, &none);
         posix_spawnattr_setsigdefault(attr, &all);
         posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+}
+
+int spawn_drop_to_nobody(const gid_t *groups, size_t n_groups) {
+        if (geteuid() != 0)
+                return 0;
+        uid_t uid = 65534;
+        gid_t gid = 65534;
+        const struct passwd *pw = getpwnam("nobody");
+        if (pw) {
+                uid = pw->pw_uid;
+                gid = pw->pw_gid;
+        }
+        /* Nothing to regain later: the bounding set needs CAP_SETPCAP, which goes with root. */
+        for (unsigned long cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
+                if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
+                        return -errno;
+        if (setgroups(n_groups, groups) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
+                return -errno;
+        return 0;
 }

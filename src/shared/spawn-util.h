@@ -8,3 +8,9 @@
 
 /* posix_spawnattr_init() with an empty signal mask and every signal at its default. */
 void spawn_attr_init_default_signals(posix_spawnattr_t *attr);
+
+/* In a confined helper started as root (developers, tests; the shipped unit runs the daemon
+ * as its own user): becomes "nobody" (65534 when there is no such user) with only these
+ * supplementary groups, having emptied the capability bounding set first, while it still
+ * may. Not root: nothing to do, 0. A negative errno when a step fails. */
+int spawn_drop_to_nobody(const gid_t *groups, size_t n_groups);

@@ -148,12 +148,51 @@ static void test_mkdir_parents(void) {
         assert_se(rmdir(deep) == 0 && rmdir(b) == 0 && rmdir(a) == 0 && unlink(file) == 0);
 }
 
+static int print_lines(FILE *f, const void *userdata) {
+        int n = *(const int *) userdata;
+        if (n < 0)
+                return -EBADMSG;
+        for (int i = 0; i < n; i++)
+                fprintf(f, "line %d\n", i);
+        return 0;
+}
+
+static void test_write_printed(void) {
+        _cleanup_free_ char *path = in_dir("printed");
+        _cleanup_free_ uint8_t *data = NULL;
+        size_t size;
+        int n = 3, fail = -1;
+        assert_se(write_file_atomic_printed(path, 0600, 0, print_lines, &n) == 0);
+        assert_se(read_file_capped(path, 1024, 0, &data, &size, NULL) == 0);
+        assert_se(size == 21 && memcmp(data, "line 0\nline 1\nline 2\n", 21) == 0);
+        /* A failed print leaves the old file as it was, and no temporary file behind. */
+        assert_se(write_file_atomic_printed(path, 0600, 0, print_lines, &fail) == -EBADMSG);
+        free(data);
+        data = NULL;
+        assert_se(read_file_capped(path, 1024, 0, &data, &size, NULL) == 0 && size == 21);
+        assert_se(unlink(path) == 0);
+}
+
+static void test_read_head(void) {
+        _cleanup_free_ char *path = in_dir("head"), *empty = in_dir("empty"), *missing = in_dir("missing");
+        char buf[6];
+        assert_se(write_file_atomic(path, "abc\0defghij", 11, 0644, 0) == 0);
+        assert_se(read_file_head(path, buf, sizeof buf) == 5);
+        assert_se(memcmp(buf, "abc\0d", 6) == 0); /* NULs kept, one NUL after what was read */
+        assert_se(write_file_atomic(empty, "", 0, 0644, 0) == 0);
+        assert_se(read_file_head(empty, buf, sizeof buf) == 0 && buf[0] == 0);
+        assert_se(read_file_head(missing, buf, sizeof buf) == -ENOENT);
+        assert_se(unlink(path) == 0 && unlink(empty) == 0);
+}
+
 int main(void) {
         assert_se(mkdtemp(dir));
         test_read();
         test_write();
         test_copy();
         test_mkdir_parents();
+        test_read_head();
+        test_write_printed();
         assert_se(count_entries() == 0);
         assert_se(rmdir(dir) == 0);
         return 0;

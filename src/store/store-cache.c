@@ -5,7 +5,8 @@
  * Deliberate limits: the cache trusts the identity triple (a file rewritten in place with
  * the same size within one mtime tick would be missed; nanosecond mtimes make that
  * unlikely). It never parses anything itself, and an unusable row is reported as a miss so
- * the caller simply parses the file again. String lists are stored as blobs of
+ * the caller simply parses the file again. Files that failed to parse are rows of the same
+ * table (store-failed.h), written and read here so the table's SQL has one home. String lists are stored as blobs of
  * NUL-terminated strings, which is compact and needs no per-entry rows. */
 #include "store-internal.h"
 #include "store-failed.h"
@@ -18,12 +19,12 @@
 #include "hashmap.h"
 #include "strv.h"
 
-const StoreSql store_cache_sql_get = {
+static const StoreSql sql_get = {
         STMT_CACHE_GET,
         "SELECT size, mtime_ns, inode, checksum, description, title, copyright, kind, colorspace, "
         "has_vcgt, created, metadata, warnings, tags_ignored FROM profile_cache WHERE path = ?1",
 };
-const StoreSql store_cache_sql_put = {
+static const StoreSql sql_put = {
         STMT_CACHE_PUT,
         "INSERT INTO profile_cache (path, size, mtime_ns, inode, checksum, description, title, "
         "copyright, kind, colorspace, has_vcgt, created, metadata, warnings, tags_ignored) "
@@ -52,7 +53,7 @@ int store_profile_cache_put(Store *s, const char *path, uint64_t size, int64_t m
         char checksum[sizeof info->checksum];
         memcpy(checksum, info->checksum, sizeof checksum);
         checksum[sizeof checksum - 1] = '\0';
-        return store_exec(s, &store_cache_sql_put, NULL, ARG_TEXT(path), ARG_INT(size), ARG_INT(mtime_ns), ARG_INT(inode),
+        return store_exec(s, &sql_put, NULL, ARG_TEXT(path), ARG_INT(size), ARG_INT(mtime_ns), ARG_INT(inode),
                           ARG_TEXT(checksum), ARG_TEXT(info->description), ARG_TEXT(info->title),
                           ARG_TEXT(info->copyright), ARG_TEXT(info->kind ?: "unknown"),
                           ARG_TEXT(info->colorspace ?: "unknown"), ARG_INT(info->has_vcgt), ARG_INT(info->created),
@@ -115,8 +116,10 @@ static int info_from_row(sqlite3_stmt *st, IccInfo **ret) {
         return 0;
 }
 
-int store_cache_row(Store *s, const char *path, uint64_t size, int64_t mtime_ns, uint64_t inode, sqlite3_stmt **ret) {
-        int r = store_exec(s, &store_cache_sql_get, ret, ARG_TEXT(path));
+/* path's row, 1 when it describes this identity (*ret on it: columns 3.. are the cached
+ * facts), 0 when there is none or the file changed; *ret is set for _cleanup_stmt_reset_. */
+static int cache_row(Store *s, const char *path, uint64_t size, int64_t mtime_ns, uint64_t inode, sqlite3_stmt **ret) {
+        int r = store_exec(s, &sql_get, ret, ARG_TEXT(path));
         if (r <= 0)
                 return r;
         return sqlite3_column_int64(*ret, 0) == (int64_t) size && sqlite3_column_int64(*ret, 1) == mtime_ns &&
@@ -128,7 +131,7 @@ int store_profile_cache_get(Store *s, const char *path, uint64_t size, int64_t m
         assert(path && ret);
 
         _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
-        int r = store_cache_row(s, path, size, mtime_ns, inode, &st);
+        int r = cache_row(s, path, size, mtime_ns, inode, &st);
         if (r < 0)
                 return r;
         if (r == 0)
@@ -143,6 +146,35 @@ int store_profile_cache_get(Store *s, const char *path, uint64_t size, int64_t m
                 return -ENOENT;
         }
         return r;
+}
+
+/* A failed file's row (store-failed.h): STORE_FAILED_MARK as the checksum, the reason in
+ * the description column, the device number in the created column. */
+int store_failed_put(Store *s, const char *path, uint64_t dev, uint64_t size, int64_t mtime_ns, uint64_t inode,
+                     const char *reason) {
+        assert(path);
+        return store_exec(s, &sql_put, NULL, ARG_TEXT(path), ARG_INT(size), ARG_INT(mtime_ns), ARG_INT(inode),
+                          ARG_TEXT(STORE_FAILED_MARK), ARG_TEXT(reason), ARG_TEXT(NULL), ARG_TEXT(NULL),
+                          ARG_TEXT("unknown"), ARG_TEXT("unknown"), ARG_INT(0), ARG_INT(dev), ARG_STRV(NULL),
+                          ARG_STRV(NULL), ARG_INT(0));
+}
+
+int store_failed_get(Store *s, const char *path, uint64_t dev, uint64_t size, int64_t mtime_ns, uint64_t inode,
+                     char **ret_reason) {
+        assert(path);
+        _cleanup_stmt_reset_ sqlite3_stmt *st = NULL;
+        int r = cache_row(s, path, size, mtime_ns, inode, &st);
+        if (r <= 0)
+                return r;
+        const char *checksum = (const char *) sqlite3_column_text(st, 3);
+        if (!checksum || !streq(checksum, STORE_FAILED_MARK) || sqlite3_column_int64(st, 10) != (int64_t) dev)
+                return 0;
+        if (ret_reason) {
+                r = store_column_strdup(st, 4, ret_reason);
+                if (r < 0)
+                        return r;
+        }
+        return 1;
 }
 
 /* The cached paths not in live. Collected before deleting: deleting rows of the table a

@@ -3,7 +3,8 @@
  * so that a rescan or a restart does not hand them to the parser again until they change
  * (issue 19: three hostile files once cost 30 s at every start and every rescan).
  *
- * They live in the parsed-ICC cache's table (store-cache.c), one row per path like a parsed
+ * They live in the parsed-ICC cache's table and are written and read in store-cache.c,
+ * beside that table's SQL, one row per path like a parsed
  * file, marked by the checksum STORE_FAILED_MARK (never one of the 32 hex digits of a real
  * profile's), which the cache reads as a miss: a file that is fixed
  * gets a new identity and is parsed, parsed rows and failed rows replace each other, and

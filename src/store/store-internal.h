@@ -248,10 +248,3 @@ bool store_any_backup_exists(const Store *s);
 int store_recover(Store *s, const char *reason, int *ret_version);
 /* Logs what SQLite would drop silently from the write-ahead log, and keeps a copy of it. */
 void store_check_wal(const Store *s);
-
-/* The parsed-ICC cache's statements (store-cache.c), shared with store-failed.c, which keeps
- * failed files as marked rows of the same table. store_cache_row: path's row, 1 when it
- * describes this identity (*ret on it: columns 3.. are the cached facts), 0 when there is
- * none or the file changed, or negative errno; *ret is set for _cleanup_stmt_reset_. */
-extern const StoreSql store_cache_sql_get, store_cache_sql_put;
-int store_cache_row(Store *s, const char *path, uint64_t size, int64_t mtime_ns, uint64_t inode, sqlite3_stmt **ret);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* store-failed.c on a real SQLite file: a failure is found only for the identity it was put
+/* store-failed.h on a real SQLite file: a failure is found only for the identity it was put
  * with (device, size, mtime, inode), reads as a miss of the parsed-ICC cache, and a parsed row and a failed row of one
  * path replace each other; the cache's prune forgets a failure with its file; all of it
  * survives a reopen. */

@@ -22,7 +22,10 @@
  *    it changes, it is parsed again.
  *  - The same ordering for a rescan (development builds): while a watched directory's change
  *    waits for a hanging file, GetProfiles is answered and a second change is queued; after
- *    the spinning parser is killed, the valid files of both changes arrive, each once. */
+ *    the spinning parser is killed, the valid files of both changes arrive, each once.
+ *  - InstallSystemWide (development builds): while every parser process hangs on another
+ *    caller's input, it and GetProfiles are answered; the installed copy arrives once the
+ *    hung parsers are killed. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <lcms2.h>
@@ -250,20 +253,31 @@ static void drain(sd_bus *bus) {
                 ;
 }
 
+/* An input on which the parser loops for ever (development builds, docs/sandbox.md). */
+static void hang_input(uint8_t buf[static 256]) {
+        memset(buf, 0, 256);
+        snprintf((char *) buf, 36, "TINCT-TEST:hang");
+        memcpy(buf + 36, "acsp", 4);
+}
+
+/* A daemon with one valid profile whose parses only the test ends: the timeout must not
+ * end them first. */
+static Harness *start_for_hangs(const char *profile) {
+        return harness_start(&(HarnessOptions) {
+                .polkit = "allow", .profiles = (const char *const[]) { profile, NULL },
+                .extra_args = (const char *const[]) { "--parse-timeout", "3600", NULL } });
+}
+
 static void test_slow_parse_delays_only_its_caller(void) {
         _cleanup_free_ char *srgb = harness_corpus_file(SRGB);
         _cleanup_free_ char *bluish = harness_corpus_file("colord-data--Bluish.icc");
-        /* The test ends the slow parse itself; the timeout must not do it first. */
-        _cleanup_harness_ Harness *h = harness_start(&(HarnessOptions) {
-                .polkit = "allow", .profiles = (const char *const[]) { srgb, NULL },
-                .extra_args = (const char *const[]) { "--parse-timeout", "3600", NULL } });
+        _cleanup_harness_ Harness *h = start_for_hangs(srgb);
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *a = harness_connect(h);
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *b = harness_connect(h);
 
         /* A: a file on which the parser loops for ever */
-        uint8_t buf[256] = { 0 };
-        snprintf((char *) buf, 36, "TINCT-TEST:hang");
-        memcpy(buf + 36, "acsp", 4);
+        uint8_t buf[256];
+        hang_input(buf);
         _cleanup_close_ int fd = memfd_with(buf, sizeof buf);
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
         assert_se(sd_bus_message_new_method_call(a, &call, CM_NAME, CM_PATH, CM_IFACE, "CreateProfileWithFd") >= 0);
@@ -340,9 +354,8 @@ static void test_pending_loads_bounded(void) {
         _cleanup_harness_ Harness *h = harness_start(&(HarnessOptions) {
                 .polkit = "allow", .extra_args = (const char *const[]) { "--parse-timeout", "3600", NULL } });
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *a = harness_connect(h);
-        uint8_t buf[256] = { 0 };
-        snprintf((char *) buf, 36, "TINCT-TEST:hang");
-        memcpy(buf + 36, "acsp", 4);
+        uint8_t buf[256];
+        hang_input(buf);
         _cleanup_close_ int fd = memfd_with(buf, sizeof buf);
         Pending pending[8] = { 0 };
         sd_bus_slot *slots[8] = { 0 };
@@ -490,9 +503,8 @@ static void test_rescan_hang_serves_others(void) {
         /* staged outside, then moved in whole: one change names the three files */
         _cleanup_free_ char *stage = xasprintf("%s/stage", harness_tmp_dir(h));
         assert_se(mkdir(stage, 0755) == 0);
-        uint8_t buf[256] = { 0 };
-        snprintf((char *) buf, 36, "TINCT-TEST:hang");
-        memcpy(buf + 36, "acsp", 4);
+        uint8_t buf[256];
+        hang_input(buf);
         _cleanup_free_ char *hang = xasprintf("%s/a-hang.icc", stage);
         write_bytes(hang, buf, sizeof buf);
         _cleanup_free_ char *cmd = xasprintf("cp '%s' '%s/b-bluish.icc' && cp '%s' '%s/c-adobe.icc'", bluish, stage,
@@ -536,6 +548,100 @@ static void test_rescan_hang_serves_others(void) {
         harness_assert_alive(h);
         assert_clean_exit(h, harness_stop_daemon(h));
 }
+
+/* The pool's size (MAX_PROCESSES in src/sandbox/parser-internal.h): this many callers'
+ * hanging inputs occupy every parser process, and any further parse waits for one. */
+#define PARSER_PROCESSES 4
+
+/* Issue 19 for InstallSystemWide: the copy it writes into the daemon's profile directory is
+ * parsed like any change the watcher finds, without waiting. While every parser process
+ * hangs on another caller's input, InstallSystemWide is answered, GetProfiles is answered
+ * and the copy is not registered yet (its parse cannot start: no process is free, and the
+ * pool never queues it behind another caller's input); once the hung parsers are killed,
+ * the copy arrives as a new system profile. (The daemon once parsed the copy while the loop
+ * waited: with every process hung, no client got an answer until the parse timeout.) */
+static void test_install_while_parsers_hang(void) {
+        _cleanup_free_ char *srgb = harness_corpus_file(SRGB);
+        _cleanup_free_ char *bluish = harness_corpus_file("colord-data--Bluish.icc");
+        _cleanup_harness_ Harness *h = start_for_hangs(srgb);
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *a = harness_connect(h);
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *b = harness_connect(h);
+        _cleanup_recorder_ Recorder *rec = recorder_new(b);
+
+        /* B's profile, parsed while the pool is free, to be installed later */
+        _cleanup_free_ char *src = xasprintf("%s/to-install.icc", harness_tmp_dir(h));
+        _cleanup_free_ char *cmd = xasprintf("cp '%s' '%s'", bluish, src);
+        assert_se(system(cmd) == 0);
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r;
+        _cleanup_free_ char *prof = harness_create_profile(b, "to-install", "normal", KV("Filename", src), &e, &r);
+        assert_bus_ok(r, &e);
+
+        /* A: one hanging input per parser process, each a caller of its own */
+        uint8_t buf[256];
+        hang_input(buf);
+        _cleanup_close_ int fd = memfd_with(buf, sizeof buf);
+        Pending pending[PARSER_PROCESSES] = { 0 };
+        sd_bus_slot *slots[PARSER_PROCESSES] = { 0 };
+        for (int i = 0; i < PARSER_PROCESSES; i++) {
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
+                _cleanup_free_ char *id = xasprintf("hang-%d", i);
+                assert_se(sd_bus_message_new_method_call(a, &call, CM_NAME, CM_PATH, CM_IFACE, "CreateProfileWithFd") >= 0);
+                assert_se(sd_bus_message_append(call, "ssha{ss}", id, "temp", fd, 0) >= 0);
+                assert_se(sd_bus_call_async(a, &slots[i], call, on_reply, &pending[i], 3600ULL * 1000 * 1000) >= 0);
+        }
+        /* every process spinning (CPU time, not wall time) */
+        pid_t spinning[PARSER_PROCESSES];
+        for (;;) {
+                ParserProc procs[16];
+                size_t n = list_parsers(harness_daemon_pid(h), procs, 16), k = 0;
+                for (size_t i = 0; i < n && k < PARSER_PROCESSES; i++)
+                        if (procs[i].ticks >= 20)
+                                spinning[k++] = procs[i].pid;
+                if (k == PARSER_PROCESSES)
+                        break;
+                _cleanup_strv_free_ char **p = harness_call_strv(b, CM_PATH, CM_IFACE, "GetProfiles", NULL);
+                assert_se(strv_length(p) == 2);
+        }
+
+        /* B installs: answered, and so are B's next calls; the copy waits for a process */
+        r = harness_call(b, prof, CM_PROFILE_IFACE, "InstallSystemWide", &e, NULL, NULL);
+        assert_bus_ok(r, &e);
+        _cleanup_free_ char *installed = xasprintf("%s/icc/to-install.icc", harness_state_dir(h));
+        assert_se(access(installed, R_OK) == 0);
+        _cleanup_strv_free_ char **profiles = harness_call_strv(b, CM_PATH, CM_IFACE, "GetProfiles", NULL);
+        assert_se(strv_length(profiles) == 2);
+        assert_find_error(b, "FindProfileByFilename", installed, CM_ERR "NotFound");
+        drain(a);
+        for (int i = 0; i < PARSER_PROCESSES; i++)
+                assert_se(!pending[i].done);
+        printf("while every parser process hangs, InstallSystemWide and GetProfiles were answered\n");
+
+        /* The hung parsers killed, each holding one of A's calls: A's calls fail, the copy
+         * is parsed in a new process (left alone) and arrives. */
+        recorder_reset(rec);
+        for (int i = 0; i < PARSER_PROCESSES; i++)
+                assert_se(kill(spinning[i], SIGKILL) == 0);
+        for (int answered = 0; answered < PARSER_PROCESSES;) {
+                assert_se(sd_bus_wait(a, UINT64_MAX) >= 0);
+                drain(a);
+                answered = 0;
+                for (int i = 0; i < PARSER_PROCESSES; i++)
+                        answered += pending[i].done;
+        }
+        size_t at = recorder_wait(rec, "ProfileAdded", NULL);
+        const Recorded *added = recorder_get(rec, at);
+        _cleanup_free_ char *filename = harness_get_string(b, added->arg0, CM_PROFILE_IFACE, "Filename");
+        assert_streq(filename, installed);
+        for (int i = 0; i < PARSER_PROCESSES; i++) {
+                assert_se(streq_ptr(pending[i].error_name, CM_PROFILE_ERR "FailedToRead"));
+                free(pending[i].error_name);
+                free(pending[i].error_message);
+                sd_bus_slot_unref(slots[i]);
+        }
+        printf("after the hung parsers were killed, the installed copy arrived\n");
+        harness_assert_alive(h);
+}
 #endif
 
 int main(void) {
@@ -552,6 +658,7 @@ int main(void) {
         test_slow_parse_delays_only_its_caller();
         test_pending_loads_bounded();
         test_rescan_hang_serves_others();
+        test_install_while_parsers_hang();
 #else
         printf("ordering test skipped: tinct-parse built without parser_test_hooks\n");
 #endif
