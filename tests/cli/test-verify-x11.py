@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""tinct verify with a sensor that is not a virtual display: it shows its own patches in a
+window on X11 (docs/verify.md, "Where the patches come from"), here on Xvfb.
+
+The instrument is a stand-in, as this machine has no colorimeter: tinctd
+--dummy-sensor-x11 DISPLAY (tests only) makes the dummy sensor read the pixel at the centre
+of that X screen, where a colorimeter would be held, and turn it into XYZ through its
+virtual display's profile (the corpus's ThinkPad T61). So what the "sensor" reads is what
+the window put on the screen, and the dummy refuses simulate-patch meanwhile.
+
+* The same device first through the virtual display (simulate-patch), then through the
+  window: exit 0, the same measured Lab per patch (within 0.01) and ΔE00 mean < 0.01
+  against the truth.
+* The window is gone afterwards (xwininfo -root -tree), also when the sensor failed half-way
+  (a stand-in whose X display does not exist: exit 1, the reason said).
+* Without $DISPLAY a sensor that is not a virtual display is refused: exit 1, a clear
+  message, nothing stored.
+argv[1] is the tinct binary."""
+
+import json
+import os
+import subprocess
+import sys
+import types
+
+from harness import TinctEnv
+from session_env import Xvfb
+
+TINCT = sys.argv[1]
+CORPUS = os.environ.get("TINCT_CORPUS_DIR", "")
+T61 = os.path.join(CORPUS, "icc", "colord-tests--ibm-t61.icc")
+failures = []
+
+
+def check(cond, what):
+    print("    %s: %s" % ("ok" if cond else "FAIL", what), flush=True)
+    if not cond:
+        failures.append(what)
+
+
+def run(env, *args, rc=0, display=None):
+    r = env.run([TINCT] + list(args), env={"DISPLAY": display or ""})
+    if rc is not None and r.returncode != rc:
+        check(False, "tinct %s: exit %d, want %d: %s%s" % (" ".join(args), r.returncode, rc, r.stdout, r.stderr))
+    return r
+
+
+def gdbus(env, *args):
+    return env.run(["gdbus", "call", "--system", "-d", "org.freedesktop.ColorManager"] + list(args), check=True)
+
+
+def make_display(env):
+    """xrandr-Screen, profiled with the truth, on Xvfb's RandR output "screen"."""
+    run(env, "create-device", "xrandr-Screen", "normal", "display")
+    gdbus(env, "-o", "/org/freedesktop/ColorManager", "-m", "org.freedesktop.ColorManager.CreateProfile",
+          "truth-profile", "normal", "{'Filename': '%s'}" % T61)
+    run(env, "device-add-profile", "xrandr-Screen", "truth-profile", rc=None)  # after a restart: stored
+    dev = json.loads(run(env, "find-device", "xrandr-Screen", "--json").stdout)["object_path"]
+    gdbus(env, "-o", dev, "-m", "org.freedesktop.ColorManager.Device.SetProperty", "XRANDR_name", "screen")
+
+
+def windows(x):
+    r = subprocess.run(["xwininfo", "-root", "-tree", "-display", x.display], capture_output=True, text=True,
+                       timeout=60, check=True)
+    return [line for line in r.stdout.splitlines() if "tinct verify" in line]
+
+
+def metadata(env):
+    return json.loads(run(env, "find-device", "xrandr-Screen", "--json").stdout)["Metadata"]
+
+
+# Xvfb needs only a deadline from the environment; it runs before the daemon that reads it.
+with Xvfb(types.SimpleNamespace(timeout=60)) as x, \
+        TinctEnv(polkit="allow", extra_args=["--dummy-sensor-display", T61]) as env:
+    print("through the virtual display (simulate-patch):")
+    make_display(env)
+    virtual = json.loads(run(env, "verify", "xrandr-Screen", "--json").stdout)
+    check(virtual["mean"] < 0.01, "virtual display: ΔE00 mean %.4f" % virtual["mean"])
+
+    print("through a window on the X screen, read by the stand-in:")
+    env.extra_args += ["--dummy-sensor-x11", x.display]
+    env.restart()
+    make_display(env)
+    r = run(env, "verify", "xrandr-Screen", rc=1)
+    # The virtual display's result came back from the store; the refusal leaves it.
+    check("$DISPLAY is not set" in r.stderr and metadata(env).get("TINCT_verify_date") == virtual["date"],
+          "no $DISPLAY: exit 1, nothing stored: %r" % r.stderr.strip())
+    screen = json.loads(run(env, "verify", "xrandr-Screen", "--json", display=x.display).stdout)
+    check(len(screen["patches"]) == 27 and screen["stored"], "measured 27 patches, stored")
+    worst = max(abs(a - b) for p, q in zip(virtual["patches"], screen["patches"])
+                for a, b in zip(p["measured_lab"], q["measured_lab"]))
+    check(worst < 0.01, "the same measured Lab as the virtual display (off by %.4f at most)" % worst)
+    check(screen["mean"] < 0.01 and screen["max"] < 0.05,
+          "against the truth: ΔE00 mean %.4f, max %.4f" % (screen["mean"], screen["max"]))
+    check(metadata(env).get("TINCT_verify_date") == screen["date"], "the result is on the device")
+    check(windows(x) == [], "no window left: %r" % windows(x))
+    print("    measured: virtual mean %.4f max %.4f; window mean %.4f max %.4f" %
+          (virtual["mean"], virtual["max"], screen["mean"], screen["max"]), flush=True)
+
+    print("a sensor that fails while the window is up:")
+    env.extra_args[-1] = ":2147483647"  # an X display nobody serves
+    env.restart()
+    make_display(env)
+    r = run(env, "verify", "xrandr-Screen", rc=1, display=x.display)
+    check("cannot open the X display" in r.stderr, "exit 1 with the reason: %r" % r.stderr.strip())
+    check(windows(x) == [], "no window left: %r" % windows(x))
+
+if failures:
+    print("FAILED: %d check(s)" % len(failures))
+    sys.exit(1)
+print("all checks passed")
