@@ -111,7 +111,8 @@ int patch_window_open(const char *output, PatchWindow **ret, char **ret_error) {
         }
         int screen = DefaultScreen(w->display);
         Window root = RootWindow(w->display, screen);
-        if (!output_rect(w->display, root, output, rect)) {
+        bool on_output = output_rect(w->display, root, output, rect);
+        if (!on_output) {
                 rect[0] = rect[1] = 0;
                 rect[2] = DisplayWidth(w->display, screen);
                 rect[3] = DisplayHeight(w->display, screen);
@@ -136,7 +137,7 @@ int patch_window_open(const char *output, PatchWindow **ret, char **ret_error) {
                             "cannot show the patch window on", name ? name : "(unset)");
         }
         *ret = w;
-        return 0;
+        return on_output;
 }
 
 int patch_window_show(PatchWindow *w, const double rgb[3]) {

@@ -12,7 +12,8 @@ typedef struct PatchWindow PatchWindow;
 
 /* Opens the window on $DISPLAY: a square of 3/4 of the shorter side, centred on the RandR
  * output named OUTPUT (the device's XRANDR_name) when the screen has it, else on the centre
- * of the screen. Returns once the X server has drawn it (its first Expose). *ret_error
+ * of the screen. Returns once the X server has drawn it (its first Expose): 1 when on OUTPUT, 0 on
+ * the screen's centre. *ret_error
  * (may be NULL on -ENOMEM) says why on failure. */
 int patch_window_open(const char *output, PatchWindow **ret, char **ret_error);
 /* Shows RGB (0..1) and returns once the X server has drawn it (XSync). */

@@ -14,11 +14,14 @@
  * "patches": [{"name", "rgb": [r,g,b], "expected_lab", "measured_lab", "measured_xyz",
  * "de2000"}], "stored": bool} (docs/json.md). */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bus-call.h"
 #include "bus-print.h"
@@ -187,6 +190,30 @@ static int measure_patches(sd_bus *bus, const Measurer *m, DisplayVerify *v, con
         return r < 0 ? r : k;
 }
 
+/* At a terminal, the user places the instrument on the window first: Enter starts, SIGINT
+ * or SIGTERM (blocked, so read from a signalfd) or the end of input gives up. */
+static int wait_for_enter(const sigset_t *mask) {
+        _cleanup_close_ int sfd = signalfd(-1, mask, SFD_CLOEXEC);
+        char line[64];
+
+        if (sfd < 0)
+                return log_error_errno(-errno, "cannot watch for signals: %m");
+        fprintf(stderr, "Press Enter to start, Ctrl-C to give up. ");
+        fflush(stderr);
+        struct pollfd p[2] = { { .fd = STDIN_FILENO, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+        while (poll(p, 2, -1) < 0)
+                if (errno != EINTR)
+                        return log_error_errno(-errno, "cannot wait for Enter: %m");
+        if (p[1].revents || !fgets(line, sizeof line, stdin)) {
+                if (p[1].revents)
+                        (void) sigtimedwait(mask, NULL, &(struct timespec) { 0 });
+                fputc('\n', stderr);
+                log_error("interrupted");
+                return -EINTR;
+        }
+        return 0;
+}
+
 /* Opens the window when the sensor needs one (on the device's output, its XRANDR_name),
  * measures, and closes it on every path. SIGINT and SIGTERM wait between two patches
  * meanwhile; should tinct die all the same, the X server destroys the window with the
@@ -202,15 +229,19 @@ static int measure(sd_bus *bus, Measurer *m, const BusValue *device, DisplayVeri
                 _cleanup_free_ char *why = NULL;
                 if (sigprocmask(SIG_BLOCK, &mask, &old) < 0)
                         return log_error_errno(-errno, "cannot block signals: %m");
-                r = patch_window_open(bus_value_get_string(bus_value_get(device, "Metadata"), "XRANDR_name"),
-                                      &m->window, &why);
+                const char *output = bus_value_get_string(bus_value_get(device, "Metadata"), "XRANDR_name");
+                r = patch_window_open(output, &m->window, &why);
                 if (r < 0) {
                         (void) sigprocmask(SIG_SETMASK, &old, NULL);
                         log_error("%s", why ? why : strerror(-r));
                         return r == -ENOMEM ? r : -ENXIO;
                 }
+                log_info("Hold the instrument on the square in the middle of %s%s: %zu patches",
+                         r > 0 ? "output " : "the screen", r > 0 ? output : "", v->n);
         }
-        r = measure_patches(bus, m, v, &mask);
+        r = m->window && isatty(STDIN_FILENO) ? wait_for_enter(&mask) : 0;
+        if (r >= 0)
+                r = measure_patches(bus, m, v, &mask);
         if (!m->virtual_display) {
                 m->window = patch_window_close(m->window);
                 (void) sigprocmask(SIG_SETMASK, &old, NULL);

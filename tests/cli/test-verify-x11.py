@@ -14,14 +14,20 @@ the window put on the screen, and the dummy refuses simulate-patch meanwhile.
   against the truth.
 * The window is gone afterwards (xwininfo -root -tree), also when the sensor failed half-way
   (a stand-in whose X display does not exist: exit 1, the reason said).
+* Interrupted (SIGINT) while the plain dummy (2 s a reading) measures: it says where to hold
+  the instrument, the window is a centred square on the output, then exit 1, the window
+  gone, the sensor unlocked, nothing stored.
 * Without $DISPLAY a sensor that is not a virtual display is refused: exit 1, a clear
   message, nothing stored.
 argv[1] is the tinct binary."""
 
 import json
 import os
+import selectors
+import signal
 import subprocess
 import sys
+import time
 import types
 
 from harness import TinctEnv
@@ -105,6 +111,39 @@ with Xvfb(types.SimpleNamespace(timeout=60)) as x, \
     r = run(env, "verify", "xrandr-Screen", rc=1, display=x.display)
     check("cannot open the X display" in r.stderr, "exit 1 with the reason: %r" % r.stderr.strip())
     check(windows(x) == [], "no window left: %r" % windows(x))
+
+    print("interrupted (SIGINT) while measuring with a sensor that is not a stand-in:")
+    # The plain dummy: 2 s a reading, so the window is up long enough to be seen.
+    env.extra_args = ["--create-dummy-sensor"]
+    env.restart()
+    make_display(env)
+    p = subprocess.Popen([TINCT, "verify", "xrandr-Screen"], env=dict(env._env(), DISPLAY=x.display),
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        hold = ""
+        deadline = time.monotonic() + env.timeout
+        with selectors.DefaultSelector() as sel:
+            sel.register(p.stderr, selectors.EVENT_READ)
+            while "Hold the instrument" not in hold and sel.select(max(0, deadline - time.monotonic())):
+                line = p.stderr.readline()
+                if not line:
+                    break
+                hold = line
+        check("middle of output screen: 27 patches" in hold, "it says where to hold the instrument: %r" % hold)
+        shown = windows(x)
+        # Xvfb's 1024x768 output "screen": a square of 3/4 of 768, centred.
+        check(len(shown) == 1 and "576x576+224+96" in shown[0], "the window on the screen: %r" % shown)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=env.timeout)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    check(p.returncode == 1 and "interrupted" in err, "exit %d: %r" % (p.returncode, err.strip()))
+    check(windows(x) == [], "no window left: %r" % windows(x))
+    sensors = json.loads(run(env, "get-sensors", "--json").stdout)["sensors"]
+    check(sensors[0]["Locked"] is False, "the sensor is unlocked")
+    check(metadata(env).get("TINCT_verify_date") == screen["date"], "nothing stored")
 
 if failures:
     print("FAILED: %d check(s)" % len(failures))
