@@ -12,6 +12,8 @@
 
 #include "macro.h"
 
+/* Set by the handler below during one reading. Xlib calls it with no pointer of ours, so
+ * this flag is the one piece of state outside the loop; the daemon has no other X client. */
 static bool x_failed;
 
 /* Xlib's default handler exits the process on any protocol error: a daemon must not. */
