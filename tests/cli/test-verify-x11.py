@@ -7,7 +7,7 @@ The instrument is a stand-in, as this machine has no colorimeter: tinctd
 --dummy-sensor-x11 DISPLAY (tests only) makes the dummy sensor read the pixel at the centre
 of that X screen, where a colorimeter would be held, and turn it into XYZ through its
 virtual display's profile (the corpus's ThinkPad T61). So what the "sensor" reads is what
-the window put on the screen, and the dummy refuses simulate-patch meanwhile.
+the window put on the screen, and the dummy refuses simulate-patch meanwhile (checked).
 
 * The same device first through the virtual display (simulate-patch), then through the
   window: exit 0, the same measured Lab per patch (within 0.01) and ΔE00 mean < 0.01
@@ -103,6 +103,12 @@ with Xvfb(types.SimpleNamespace(timeout=60)) as x, \
     check(windows(x) == [], "no window left: %r" % windows(x))
     print("    measured: virtual mean %.4f max %.4f; window mean %.4f max %.4f" %
           (virtual["mean"], virtual["max"], screen["mean"], screen["max"]), flush=True)
+
+    opts = json.loads(run(env, "get-sensors", "--json").stdout)["sensors"][0]["Options"]
+    check(opts.get("simulate-x11") == x.display, "Options name the X screen the stand-in reads: %r" % opts)
+    r = run(env, "sensor-set-options", "simulate-patch", "0.5,0.5,0.5", rc=1)
+    check("NoSupport" in r.stderr and "reads the X screen" in r.stderr,
+          "the stand-in refuses simulate-patch: %r" % r.stderr.strip())
 
     print("a sensor that fails while the window is up:")
     env.extra_args[-1] = ":2147483647"  # an X display nobody serves
