@@ -14,7 +14,8 @@ packages=(
 packages+=(man-db)
 # valgrind runs the bus tests' daemon under memcheck in run-tests too.
 packages+=(valgrind)
-# tinct-session's X11 side (libX11, RandR) and its test under Xvfb (xprop from x11-utils).
+# tinct-session's X11 side (libX11, RandR) and its test under Xvfb (xprop from x11-utils); tinct
+# verify's patch window and its test (xwininfo).
 packages+=(libx11-dev libxrandr-dev xvfb x11-utils)
 # argyll: tests/cli/test-profile-build.py and test-printer-profile.py compare tinct
 # profile-build with colprof (targen, fakeread, colprof, profcheck, xicclu).

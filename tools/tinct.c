@@ -122,8 +122,9 @@ static const Verb verbs[] = {
           "Measures a patch set on the display through a sensor and compares each reading\n"
           "with what the device's default profile predicts (CIEDE2000: per patch, mean,\n"
           "max); stores the result and its date on the device, for tinct doctor. --svg\n"
-          "draws expected and measured swatches with their dE. Exit 0 when it measured,\n"
-          "whatever the figures; 1 when it could not (docs/verify.md).",
+          "draws expected and measured swatches with their dE. A real sensor reads the\n"
+          "patches in a window on $DISPLAY (X11): hold it on the square. Exit 0 when it\n"
+          "measured, whatever the figures; 1 when it could not (docs/verify.md).",
           .run = verb_verify },
         { "get-sensor-reading", "[CAP]", 0, 1, VERB_BUS, CLI_OPT_JSON, 0,
           "Lock each sensor, take a sample, unlock",

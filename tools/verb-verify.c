@@ -6,17 +6,22 @@
  * in again after a restart; `tinct doctor` reads it. Needs only the daemon and a
  * sensor. Exit 0 when it measured, whatever the figures; 1 when it could not measure.
  *
- * The patches are shown on the dummy sensor's virtual display (tinctd
- * --dummy-sensor-display, the sensor's `simulate-patch` option); a real instrument needs
- * something to put the patches on the screen, which the command line cannot, so it is refused
- * with that reason. --json: {"device": ID, "profile": ID, "date": ISO, "mean": M, "max": X,
+ * Where the patches are shown (docs/verify.md): on the dummy sensor's virtual display
+ * (tinctd --dummy-sensor-display, the sensor's `simulate-patch` option), or else, for any
+ * other sensor, in a window on X11 ($DISPLAY, patch-window.h) in front of which the user
+ * holds the instrument; without $DISPLAY or X11 such a sensor is refused with that reason.
+ * --json: {"device": ID, "profile": ID, "date": ISO, "mean": M, "max": X,
  * "patches": [{"name", "rgb": [r,g,b], "expected_lab", "measured_lab", "measured_xyz",
  * "de2000"}], "stored": bool} (docs/json.md). */
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bus-call.h"
 #include "bus-print.h"
@@ -24,6 +29,7 @@
 #include "display-verify.h"
 #include "fileio.h"
 #include "log.h"
+#include "patch-window.h"
 #include "strv.h"
 #include "verbs.h"
 #include "verify-svg.h"
@@ -64,9 +70,23 @@ static int default_profile(sd_bus *bus, const char *device, char **ret_id, char 
         return 0;
 }
 
-/* The first sensor with a virtual display. */
-static int find_sensor(sd_bus *bus, char **ret) {
+/* How the patches reach the sensor. */
+typedef struct Measurer {
+        char *sensor;
+        bool virtual_display;   /* the dummy's virtual display: each patch is its simulate-patch */
+        bool screen_reader;     /* the tests' dummy held on the X screen (simulate-x11): no settling */
+        PatchWindow *window;    /* otherwise: the patches in a window on $DISPLAY */
+} Measurer;
+
+/* A real display takes a moment to show a new colour after the X server drew it: an LCD's
+ * response, a compositor's next frame. */
+#define PATCH_SETTLE_USEC (200 * 1000)
+
+/* The first sensor with a virtual display; else the first sensor, read in front of a window
+ * on $DISPLAY. */
+static int find_sensor(sd_bus *bus, Measurer *ret) {
         _cleanup_strv_free_ char **paths = NULL;
+        char *first = NULL;
         int r;
 
         r = bus_call_paths(bus, CM_PATH, CM_IFACE, "GetSensors", &paths, NULL);
@@ -83,41 +103,82 @@ static int find_sensor(sd_bus *bus, char **ret) {
                 if (bus_object_get(bus, BUS_OBJECT_SENSOR, *p, &o) < 0)
                         continue;
                 opts = bus_value_get(o->properties, "Options");
-                if (opts && bus_value_get(opts, "simulate-display")) {
-                        *ret = strdup(*p);
-                        return *ret ? 0 : log_oom();
+                if (opts && bus_value_get(opts, "simulate-display") && !bus_value_get(opts, "simulate-x11")) {
+                        ret->virtual_display = true;
+                        ret->sensor = strdup(*p);
+                        return ret->sensor ? 0 : log_oom();
+                }
+                if (!first) {
+                        ret->screen_reader = opts && bus_value_get(opts, "simulate-x11");
+                        first = *p;
                 }
         }
-        log_error("no sensor with a virtual display: tinct verify cannot put patches on a real screen; "
-                  "verify a real display with the session's calibration helper");
-        return -ENODEV;
+        if (!first) {
+                log_error("no sensor answered");
+                return -ENODEV;
+        }
+        if (!patch_window_supported()) {
+                log_error("a real sensor needs the patches on the screen, and this tinct is built without X11 "
+                          "(-Dx11=disabled): verify the display with the session's calibration helper");
+                return -EOPNOTSUPP;
+        }
+        if (isempty(getenv("DISPLAY"))) {
+                log_error("a real sensor needs the patches on the screen: $DISPLAY is not set "
+                          "(tinct verify shows them in a window on X11)");
+                return -ENXIO;
+        }
+        ret->sensor = strdup(first);
+        return ret->sensor ? 0 : log_oom();
 }
 
-static int show_patch(sd_bus *bus, const char *sensor, const double rgb[3]) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+static int show_patch(sd_bus *bus, const Measurer *m, const double rgb[3]) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = NULL;
         int r;
 
-        r = bus_new_method_call(bus, sensor, CM_SENSOR_IFACE, "SetOptions", &m);
+        if (m->window) {
+                r = patch_window_show(m->window, rgb);
+                if (r < 0)
+                        return log_error_errno(r, "cannot show the patch on the screen: %s", strerror(-r));
+                if (!m->screen_reader)
+                        (void) nanosleep(&(struct timespec) { .tv_nsec = PATCH_SETTLE_USEC * 1000 }, NULL);
+                return 0;
+        }
+        r = bus_new_method_call(bus, m->sensor, CM_SENSOR_IFACE, "SetOptions", &msg);
         if (r >= 0)
-                r = sd_bus_message_append(m, "a{sv}", 1, "simulate-patch", "ad", 3, rgb[0], rgb[1], rgb[2]);
+                r = sd_bus_message_append(msg, "a{sv}", 1, "simulate-patch", "ad", 3, rgb[0], rgb[1], rgb[2]);
         if (r < 0)
                 return bus_log_create_error(r);
-        return bus_call_message(bus, m, NULL);
+        return bus_call_message(bus, msg, NULL);
 }
 
-static int measure(sd_bus *bus, const char *sensor, DisplayVerify *v) {
+/* SIGINT or SIGTERM came (blocked while the window is up): takes it, so that the sensor is
+ * unlocked and the window closed before tinct exits. */
+static bool interrupted(const sigset_t *mask) {
+        sigset_t pending;
+        if (sigpending(&pending) < 0 || (!sigismember(&pending, SIGINT) && !sigismember(&pending, SIGTERM)))
+                return false;
+        (void) sigtimedwait(mask, NULL, &(struct timespec) { 0 });
+        log_error("interrupted");
+        return true;
+}
+
+static int measure_patches(sd_bus *bus, const Measurer *m, DisplayVerify *v, const sigset_t *mask) {
         int r, k;
 
-        r = bus_call(bus, sensor, CM_SENSOR_IFACE, "Lock", NULL, NULL);
+        r = bus_call(bus, m->sensor, CM_SENSOR_IFACE, "Lock", NULL, NULL);
         if (r < 0)
                 return r;
         for (size_t i = 0; r >= 0 && i < v->n; i++) {
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
                 DisplayVerifyPatch *p = &v->patches[i];
 
-                r = show_patch(bus, sensor, p->rgb);
+                if (interrupted(mask)) {
+                        r = -EINTR;
+                        break;
+                }
+                r = show_patch(bus, m, p->rgb);
                 if (r >= 0)
-                        r = bus_call(bus, sensor, CM_SENSOR_IFACE, "GetSample", &reply, "s", "lcd");
+                        r = bus_call(bus, m->sensor, CM_SENSOR_IFACE, "GetSample", &reply, "s", "lcd");
                 if (r >= 0) {
                         r = sd_bus_message_read(reply, "ddd", &p->measured_xyz[0], &p->measured_xyz[1],
                                                 &p->measured_xyz[2]);
@@ -125,8 +186,67 @@ static int measure(sd_bus *bus, const char *sensor, DisplayVerify *v) {
                                 bus_log_parse_error(r);
                 }
         }
-        k = bus_call(bus, sensor, CM_SENSOR_IFACE, "Unlock", NULL, NULL);
+        k = bus_call(bus, m->sensor, CM_SENSOR_IFACE, "Unlock", NULL, NULL);
         return r < 0 ? r : k;
+}
+
+/* At a terminal, the user places the instrument on the window first: Enter starts, SIGINT
+ * or SIGTERM (blocked, so read from a signalfd) or the end of input gives up. */
+static int wait_for_enter(const sigset_t *mask) {
+        _cleanup_close_ int sfd = signalfd(-1, mask, SFD_CLOEXEC);
+        char line[64];
+
+        if (sfd < 0)
+                return log_error_errno(-errno, "cannot watch for signals: %m");
+        fprintf(stderr, "Press Enter to start, Ctrl-C to give up. ");
+        fflush(stderr);
+        struct pollfd p[2] = { { .fd = STDIN_FILENO, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+        while (poll(p, 2, -1) < 0)
+                if (errno != EINTR)
+                        return log_error_errno(-errno, "cannot wait for Enter: %m");
+        if (p[1].revents || !fgets(line, sizeof line, stdin)) {
+                if (p[1].revents)
+                        (void) sigtimedwait(mask, NULL, &(struct timespec) { 0 });
+                fputc('\n', stderr);
+                log_error("interrupted");
+                return -EINTR;
+        }
+        return 0;
+}
+
+/* Opens the window when the sensor needs one (on the device's output, its XRANDR_name),
+ * measures, and closes it on every path. SIGINT and SIGTERM wait between two patches
+ * meanwhile; should tinct die all the same, the X server destroys the window with the
+ * connection, and the daemon unlocks the sensor of a client that left. */
+static int measure(sd_bus *bus, Measurer *m, const BusValue *device, DisplayVerify *v) {
+        sigset_t mask, old;
+        int r;
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGTERM);
+        if (!m->virtual_display) {
+                _cleanup_free_ char *why = NULL;
+                if (sigprocmask(SIG_BLOCK, &mask, &old) < 0)
+                        return log_error_errno(-errno, "cannot block signals: %m");
+                const char *output = bus_value_get_string(bus_value_get(device, "Metadata"), "XRANDR_name");
+                r = patch_window_open(output, &m->window, &why);
+                if (r < 0) {
+                        (void) sigprocmask(SIG_SETMASK, &old, NULL);
+                        log_error("%s", why ? why : strerror(-r));
+                        return r == -ENOMEM ? r : -ENXIO;
+                }
+                log_info("Hold the instrument on the square in the middle of %s%s: %zu patches",
+                         r > 0 ? "output " : "the screen", r > 0 ? output : "", v->n);
+        }
+        r = m->window && isatty(STDIN_FILENO) ? wait_for_enter(&mask) : 0;
+        if (r >= 0)
+                r = measure_patches(bus, m, v, &mask);
+        if (!m->virtual_display) {
+                m->window = patch_window_close(m->window);
+                (void) sigprocmask(SIG_SETMASK, &old, NULL);
+        }
+        return r;
 }
 
 /* Stores the record in the device's Metadata; false (after a warning) when the daemon
@@ -195,7 +315,8 @@ static void print_text(const DisplayVerify *v, const char *device_id, const char
 }
 
 int verb_verify(Invocation *inv) {
-        _cleanup_free_ char *device = NULL, *sensor = NULL, *profile_id = NULL, *file = NULL;
+        _cleanup_free_ char *device = NULL, *profile_id = NULL, *file = NULL;
+        Measurer m = {};
         _cleanup_(bus_object_freep) BusObject *dev = NULL;
         _cleanup_free_ uint8_t *icc = NULL;
         _cleanup_free_ DisplayVerify *v = NULL;
@@ -238,9 +359,10 @@ int verb_verify(Invocation *inv) {
                 log_error("%s: %s", file, reason ? reason : strerror(-r));
                 return EXIT_FAILURE;
         }
-        r = find_sensor(bus, &sensor);
+        r = find_sensor(bus, &m);
         if (r >= 0)
-                r = measure(bus, sensor, v);
+                r = measure(bus, &m, dev->properties, v);
+        free(m.sensor);
         if (r < 0)
                 return bus_exit_status(r);
         r = display_verify_compare(v, &reason);

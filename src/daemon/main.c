@@ -74,6 +74,9 @@ static void help(void) {
                "  --dummy-sensor-display FILE.icc\n"
                "                         the dummy sensor measures a virtual display whose\n"
                "                         response is this RGB profile (implies the dummy)\n"
+               "  --dummy-sensor-x11 DISPLAY\n"
+               "                         tests: that display's RGB is the pixel at the centre\n"
+               "                         of this X screen (needs --dummy-sensor-display)\n"
                "  --polkit-timeout SEC   deny when polkit has not answered by then (default 20)\n"
                "  --parse-helper PATH    the parser process (default: tinct-parse beside tinctd)\n"
                "  --parse-timeout SEC    a parse that takes longer fails (default %g)\n"
@@ -111,7 +114,7 @@ static int parse_seconds(const char *option, const char *arg, uint64_t *ret_usec
 static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
         enum { ARG_STATE_DIR = ARG_COMMON_VERSION + 1, ARG_PROFILE_DIR, ARG_SYSFS_ROOT, ARG_NO_UDEV, ARG_DUMMY,
                ARG_POLKIT_TIMEOUT, ARG_READY_FD, ARG_IMPORT_COLORD, ARG_PARSE_HELPER,
-               ARG_PARSE_TIMEOUT, ARG_DUMMY_DISPLAY, ARG_SANE_DISCOVERY, ARG_SANE_TEST_DEVICES,
+               ARG_PARSE_TIMEOUT, ARG_DUMMY_DISPLAY, ARG_DUMMY_X11, ARG_SANE_DISCOVERY, ARG_SANE_TEST_DEVICES,
                ARG_SANE_TIMEOUT, ARG_NO_CUPS, ARG_FETCH_HELPER, ARG_SANE_SOCKET, ARG_CUPS_POLL,
                ARG_CUPS_LEASE };
         static const struct option options[] = {
@@ -125,6 +128,7 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
                 { "fetch-helper", required_argument, NULL, ARG_FETCH_HELPER },
                 { "create-dummy-sensor", no_argument, NULL, ARG_DUMMY },
                 { "dummy-sensor-display", required_argument, NULL, ARG_DUMMY_DISPLAY },
+                { "dummy-sensor-x11", required_argument, NULL, ARG_DUMMY_X11 },
                 { "polkit-timeout", required_argument, NULL, ARG_POLKIT_TIMEOUT },
                 { "ready-fd", required_argument, NULL, ARG_READY_FD },
                 { "import-colord", required_argument, NULL, ARG_IMPORT_COLORD },
@@ -187,6 +191,10 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
                         if (free_and_strdup(&cfg->dummy_sensor_display, optarg) < 0)
                                 return log_oom();
                         cfg->create_dummy_sensor = true;
+                        break;
+                case ARG_DUMMY_X11:
+                        if (free_and_strdup(&cfg->dummy_sensor_x11, optarg) < 0)
+                                return log_oom();
                         break;
                 case ARG_POLKIT_TIMEOUT:
                         r = parse_seconds("--polkit-timeout", optarg, &cfg->polkit_timeout_usec);

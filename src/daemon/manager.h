@@ -37,6 +37,7 @@ typedef struct ManagerConfig {
         uint64_t cups_lease_usec;       /* --cups-lease: of the notifier's subscription; 0: default */
         bool create_dummy_sensor;
         char *dummy_sensor_display;     /* ICC file: the dummy's virtual display (sensor-sim.h) */
+        char *dummy_sensor_x11;         /* tests: that display is this X screen (sensor-x11.h) */
         uint64_t polkit_timeout_usec;
         char *parse_helper;             /* tinct-parse (docs/sandbox.md) */
         uint64_t parse_timeout_usec;

@@ -17,6 +17,7 @@
 #include "sensor.h"
 #include "sensor-argyll.h"
 #include "sensor-sim.h"
+#include "sensor-x11.h"
 
 #define ACTION_LOCK "org.freedesktop.color-manager.sensor-lock"
 #define SAMPLE_DELAY_USEC (2 * 1000000ULL)
@@ -113,7 +114,18 @@ static int on_dummy_sample_ready(sd_event_source *source, uint64_t usec, void *u
                 xyz[0] = 7.7;
                 xyz[1] = xyz[2] = -1;
         } else {
-                if (s->sim)
+                if (s->sim && s->sim->x11_display) {
+                        /* tests: what the screen shows now, where the instrument is held */
+                        _cleanup_free_ char *why = NULL;
+                        double rgb[3];
+                        int r = sensor_x11_read_centre(s->sim->x11_display, rgb, &why);
+                        if (r < 0) {
+                                sensor_reply_error(s, bus_error_name(DOMAIN_SENSOR, BUS_ERR_INTERNAL),
+                                                   why ?: strerror(-r));
+                                return 0;
+                        }
+                        sensor_sim_reading(s->sim, rgb, xyz);
+                } else if (s->sim)
                         sensor_sim_reading(s->sim, s->sample, xyz);
                 else
                         sensor_srgb_to_xyz_d50(s->sample, xyz);
@@ -300,6 +312,9 @@ static int read_option(sd_bus_message *msg, const char *key, void *userdata, sd_
         int r = sd_bus_message_peek_type(msg, NULL, &contents);
         if (r < 0)
                 return r;
+        /* On an X screen the screen says which RGB is shown: a client cannot. */
+        if (s->sim && s->sim->x11_display && (idx >= 0 || streq(key, "simulate-patch")))
+                return option_refused(error, key, "the dummy sensor reads the X screen (tinctd --dummy-sensor-x11)");
         if (idx >= 0) {
                 r = read_double(msg, contents, &o->sample[idx], error);
                 if (r < 0)
@@ -399,6 +414,11 @@ static int prop_options(sd_bus *bus, const char *path, const char *interface, co
         Sensor *s = userdata;
         if (!s->sim)
                 return sd_bus_message_append(reply, "a{sv}", 0);
+        if (s->sim->x11_display)
+                return sd_bus_message_append(reply, "a{sv}", 5, "simulate-display", "s", s->sim->path,
+                                             "simulate-luminance", "d", s->sim->luminance, "simulate-noise", "d",
+                                             s->sim->noise, "simulate-seed", "t", s->sim->seed, "simulate-x11", "s",
+                                             s->sim->x11_display);
         return sd_bus_message_append(reply, "a{sv}", 4, "simulate-display", "s", s->sim->path,
                                      "simulate-luminance", "d", s->sim->luminance, "simulate-noise", "d", s->sim->noise,
                                      "simulate-seed", "t", s->sim->seed);

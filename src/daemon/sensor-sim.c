@@ -72,6 +72,7 @@ SensorSim *sensor_sim_free(SensorSim *sim) {
                 return NULL;
         icc_display_model_free(sim->model);
         free(sim->path);
+        free(sim->x11_display);
         free(sim);
         return NULL;
 }

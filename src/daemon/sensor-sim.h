@@ -27,6 +27,7 @@ typedef struct SensorSim {
         double noise;      /* relative standard deviation of each of X, Y, Z; 0 = none */
         uint64_t seed;
         uint64_t rng;      /* state, restarted from the seed by sensor_sim_set_seed() */
+        char *x11_display; /* tests: the RGB shown is read from this X screen (sensor-x11.h), or NULL */
 } SensorSim;
 
 /* Reads the file, has the parser process check it (docs/sandbox.md), then builds the model

@@ -2,6 +2,7 @@
 /* Start-up work done before the bus name is taken, so the first answer is complete:
  * DMI facts, profile discovery, disk devices from the store, the dummy sensor. Each
  * step failing on one item skips that item only (colord stops everything: colord §16.1). */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "profile-scan.h"
 #include "profile.h"
 #include "sensor-sim.h"
+#include "sensor-x11.h"
 #include "sensor.h"
 #include "scanner-source.h"
 #include "udev.h"
@@ -158,6 +160,12 @@ int manager_startup(Manager *m) {
         (void) scanner_source_start(m); /* after udev: a USB scanner udev found keeps its device */
         (void) cups_discovery_start(m); /* asynchronous: devices come with cupsd's first answer */
         /* After the coldplug, as colord: a plugged-in sensor gets its id first. */
+        if (m->config.dummy_sensor_x11 && !m->config.dummy_sensor_display)
+                return log_error_errno(-EINVAL,
+                                       "--dummy-sensor-x11 needs --dummy-sensor-display: the profile that turns the pixel into XYZ");
+        if (m->config.dummy_sensor_x11 && !sensor_x11_supported())
+                return log_error_errno(-EOPNOTSUPP,
+                                       "--dummy-sensor-x11: this tinctd is built without X11 (-Dx11=disabled)");
         if (m->config.create_dummy_sensor) {
                 Sensor *s;
                 int r = sensor_new_dummy(m, &s);
@@ -174,6 +182,14 @@ int manager_startup(Manager *m) {
                         }
                         log_info("The dummy sensor measures a virtual display: %s, %.1f cd/m²",
                                  s->sim->path, s->sim->luminance);
+                        if (m->config.dummy_sensor_x11) {
+                                if (!(s->sim->x11_display = strdup(m->config.dummy_sensor_x11))) {
+                                        sensor_free(s);
+                                        return log_oom();
+                                }
+                                log_info("The dummy sensor reads the centre of X screen %s (tests only)",
+                                         s->sim->x11_display);
+                        }
                 }
                 r = manager_add_sensor(m, s);
                 if (r < 0) {
