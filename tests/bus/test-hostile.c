@@ -172,16 +172,10 @@ static char *read_proc(const char *path) {
         return text;
 }
 
-/* The daemon's live tinct-parse children with the CPU time each has used (clock ticks), at
- * most max; returns how many. Children are found by their parent in /proc/PID/stat (the
- * task's "children" file may skip one while another exits, which here is the moment that
- * matters). */
-typedef struct ParserProc {
-        pid_t pid;
-        unsigned long ticks;
-} ParserProc;
-
-static size_t list_parsers(pid_t daemon, ParserProc *out, size_t max) {
+/* The daemon's live tinct-parse children, at most max; returns how many. Children are found
+ * by their parent in /proc/PID/stat (the task's "children" file may skip one while another
+ * exits, which here is the moment that matters). */
+static size_t list_parsers(pid_t daemon, pid_t *out, size_t max) {
         DIR *d = opendir("/proc");
         assert_se(d);
         size_t n = 0;
@@ -192,18 +186,14 @@ static size_t list_parsers(pid_t daemon, ParserProc *out, size_t max) {
                         continue;
                 _cleanup_free_ char *path = xasprintf("/proc/%ld/stat", pid);
                 _cleanup_free_ char *stat = read_proc(path);
-                /* pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt
-                 * cmajflt utime stime ... */
+                /* pid (comm) state ppid ... */
                 char *close = stat ? strrchr(stat, ')') : NULL;
                 char state;
                 long ppid;
-                unsigned long utime, stime;
-                if (!close || !strstr(stat, "(tinct-parse)") ||
-                    sscanf(close + 1, " %c %ld %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &state, &ppid, &utime,
-                           &stime) != 4)
+                if (!close || !strstr(stat, "(tinct-parse)") || sscanf(close + 1, " %c %ld", &state, &ppid) != 2)
                         continue;
                 if (ppid == daemon && state != 'Z')
-                        out[n++] = (ParserProc) { .pid = (pid_t) pid, .ticks = utime + stime };
+                        out[n++] = (pid_t) pid;
         }
         closedir(d);
         return n;
@@ -211,24 +201,46 @@ static size_t list_parsers(pid_t daemon, ParserProc *out, size_t max) {
 
 /* SIGKILLs every tinct-parse child of the daemon; returns how many. */
 static int kill_parsers(pid_t daemon) {
-        ParserProc procs[16];
+        pid_t procs[16];
         size_t n = list_parsers(daemon, procs, 16);
         int killed = 0;
         for (size_t i = 0; i < n; i++)
-                killed += kill(procs[i].pid, SIGKILL) == 0;
+                killed += kill(procs[i], SIGKILL) == 0;
         return killed;
 }
 
-/* The tinct-parse child of the daemon that has used at least min_ticks of CPU: the one
- * looping on the hang input (a real profile costs a tiny fraction of that). 0 when none
- * has yet. CPU time, not wall time: the same on a busy machine. */
-static pid_t spinning_parser(pid_t daemon, unsigned long min_ticks) {
-        ParserProc procs[16];
-        size_t n = list_parsers(daemon, procs, 16);
-        for (size_t i = 0; i < n; i++)
-                if (procs[i].ticks >= min_ticks)
-                        return procs[i].pid;
-        return 0;
+/* Whether a process blocks SIGUSR2: parse-helper.c's hang hook does so before it loops,
+ * and no other parser does. Neither CPU time nor state tells a loop from a slow start under a
+ * sanitizer on a busy machine. */
+static bool blocks_sigusr2(pid_t pid) {
+        _cleanup_free_ char *path = xasprintf("/proc/%d/status", (int) pid);
+        _cleanup_free_ char *status = read_proc(path);
+        const char *line = status ? strstr(status, "\nSigBlk:") : NULL;
+        if (!line)
+                return false;
+        unsigned long long mask = strtoull(line + strlen("\nSigBlk:"), NULL, 16);
+        return (mask >> (SIGUSR2 - 1)) & 1;
+}
+
+/* The daemon's live parser processes looping on a hang input, at most max; returns how many. */
+static size_t hung_parsers(Harness *h, pid_t *out, size_t max) {
+        pid_t live[16];
+        size_t n_live = list_parsers(harness_daemon_pid(h), live, 16), n = 0;
+        for (size_t i = 0; i < n_live && n < max; i++)
+                if (blocks_sigusr2(live[i]))
+                        out[n++] = live[i];
+        return n;
+}
+
+/* The one hung parser, waiting for it (with GetProfiles from b meanwhile, each answered
+ * with want profiles). */
+static pid_t wait_hung_parser(Harness *h, sd_bus *b, size_t want) {
+        pid_t pid;
+        while (hung_parsers(h, &pid, 1) < 1) {
+                _cleanup_strv_free_ char **p = harness_call_strv(b, CM_PATH, CM_IFACE, "GetProfiles", NULL);
+                assert_se(p && (want == SIZE_MAX || strv_length(p) == want));
+        }
+        return pid;
 }
 
 typedef struct Pending {
@@ -321,12 +333,7 @@ static void test_slow_parse_delays_only_its_caller(void) {
         /* Only now does A's parse end: A gets its error, the parser is replaced */
         /* Only the looping one: an idle parser killed too could take A's next request with it
          * before the daemon has seen it die. */
-        pid_t spinning;
-        while (!(spinning = spinning_parser(harness_daemon_pid(h), 20))) {
-                _cleanup_strv_free_ char **p = harness_call_strv(b, CM_PATH, CM_IFACE, "GetProfiles", NULL);
-                assert_se(p);
-        }
-        assert_se(kill(spinning, SIGKILL) == 0);
+        assert_se(kill(wait_hung_parser(h, b, SIZE_MAX), SIGKILL) == 0);
         while (!pa.done) {
                 assert_se(sd_bus_wait(a, UINT64_MAX) >= 0);
                 drain(a);
@@ -522,12 +529,7 @@ static void test_rescan_hang_serves_others(void) {
         recorder_reset(rec); /* dispatches what came: nothing was added */
         printf("while a rescan's parse hangs, B got GetProfiles and GetDevices, a second change was queued\n");
 
-        pid_t spinning;
-        while (!(spinning = spinning_parser(harness_daemon_pid(h), 20))) {
-                _cleanup_strv_free_ char **p = harness_call_strv(b, CM_PATH, CM_IFACE, "GetProfiles", NULL);
-                assert_se(strv_length(p) == 1);
-        }
-        assert_se(kill(spinning, SIGKILL) == 0);
+        assert_se(kill(wait_hung_parser(h, b, 1), SIGKILL) == 0);
         for (size_t added = 0, at = 0; added < 3; added++)
                 at = recorder_wait_after(rec, at, "ProfileAdded", NULL) + 1;
         /* every one once, the hanging file not at all */
@@ -590,16 +592,9 @@ static void test_install_while_parsers_hang(void) {
                 assert_se(sd_bus_message_append(call, "ssha{ss}", id, "temp", fd, 0) >= 0);
                 assert_se(sd_bus_call_async(a, &slots[i], call, on_reply, &pending[i], 3600ULL * 1000 * 1000) >= 0);
         }
-        /* every process spinning (CPU time, not wall time) */
+        /* every process looping (each says so in the log) */
         pid_t spinning[PARSER_PROCESSES];
-        for (;;) {
-                ParserProc procs[16];
-                size_t n = list_parsers(harness_daemon_pid(h), procs, 16), k = 0;
-                for (size_t i = 0; i < n && k < PARSER_PROCESSES; i++)
-                        if (procs[i].ticks >= 20)
-                                spinning[k++] = procs[i].pid;
-                if (k == PARSER_PROCESSES)
-                        break;
+        while (hung_parsers(h, spinning, PARSER_PROCESSES) < PARSER_PROCESSES) {
                 _cleanup_strv_free_ char **p = harness_call_strv(b, CM_PATH, CM_IFACE, "GetProfiles", NULL);
                 assert_se(strv_length(p) == 2);
         }
