@@ -313,9 +313,14 @@ static void test_rgb_v2(void) {
         assert_se(icc[8] == 2 && icc[9] == 0x40);
         assert_se(memcmp(icc + 12, "prtrRGB Lab ", 12) == 0);
         assert_se(rep.de2000_mean < 0.05 && rep.round_trip_mean < 0.5);
-        /* deterministic */
+        /* Deterministic. A second build takes no new code path: under AddressSanitizer
+         * (run-tests' sanitizer pass, where it costs a minute) the plain build proves it. */
+#ifndef __SANITIZE_ADDRESS__
         assert_se(output_build(s, &o, 0.0, OUTPUT_BLACK_DEFAULT, &again, &len2, NULL, &reason) == 0);
         assert_se(len == len2 && memcmp(icc, again, len) == 0);
+#else
+        (void) again, (void) len2;
+#endif
 }
 
 static void refuse(const char *text, const char *message) {

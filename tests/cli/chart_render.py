@@ -217,15 +217,18 @@ def render(cht, colours, width, height, img_corners, background=(0.35, 0.33, 0.3
     return np.clip(img, 0, 1)
 
 
-def write_tiff(path, img, bits=16, icc=None, truncate=None):
-    """A baseline uncompressed RGB TIFF (TIFF 6.0), little-endian; `truncate` cuts the file."""
-    height, width, _ = img.shape
+def write_tiff(path, img, bits=16, icc=None, claim=None):
+    """A baseline uncompressed RGB TIFF (TIFF 6.0), little-endian. claim: (width, height) the
+    header states instead of the image's, a file cut short after the image's pixels (a huge
+    image's header, without a huge image in memory)."""
+    height, width, _ = claim[::-1] + (3,) if claim else img.shape
     if bits == 16:
         data = np.round(img * 65535).astype("<u2").tobytes()
     else:
         data = np.round(img * 255).astype("u1").tobytes()
     entries = [(256, 4, 1, width), (257, 4, 1, height), (258, 3, 3, None), (259, 3, 1, 1), (262, 3, 1, 2),
-               (273, 4, 1, None), (277, 3, 1, 3), (278, 4, 1, height), (279, 4, 1, len(data))]
+               (273, 4, 1, None), (277, 3, 1, 3), (278, 4, 1, height),
+               (279, 4, 1, width * height * 3 * bits // 8)]
     if icc:
         entries.append((34675, 7, len(icc), None))
     n = len(entries)
@@ -247,8 +250,6 @@ def write_tiff(path, img, bits=16, icc=None, truncate=None):
         else:
             out += struct.pack("<HHII", tag, typ, count, val)
     out += struct.pack("<I", 0) + bps + (icc or b"") + data
-    if truncate:
-        out = out[:int(len(out) * truncate)]
     open(path, "wb").write(out)
 
 
@@ -267,36 +268,3 @@ def write_png(path, img, bits=8, srgb=False):
         out += chunk(b"sRGB", b"\0")
     out += chunk(b"IDAT", zlib.compress(rows, 6)) + chunk(b"IEND", b"")
     open(path, "wb").write(out)
-
-
-def ciede2000(l1, l2):
-    """CIEDE2000 (CIE 142-2001), kL = kC = kH = 1."""
-    L1, a1, b1 = l1
-    L2, a2, b2 = l2
-    c1, c2 = math.hypot(a1, b1), math.hypot(a2, b2)
-    cm = (c1 + c2) / 2
-    g = 0.5 * (1 - math.sqrt(cm ** 7 / (cm ** 7 + 25 ** 7)))
-    a1p, a2p = a1 * (1 + g), a2 * (1 + g)
-    c1p, c2p = math.hypot(a1p, b1), math.hypot(a2p, b2)
-    h1p = math.degrees(math.atan2(b1, a1p)) % 360 if c1p else 0
-    h2p = math.degrees(math.atan2(b2, a2p)) % 360 if c2p else 0
-    dL, dC = L2 - L1, c2p - c1p
-    dh = 0 if c1p * c2p == 0 else (h2p - h1p if abs(h2p - h1p) <= 180 else
-                                     h2p - h1p - 360 if h2p - h1p > 180 else h2p - h1p + 360)
-    dH = 2 * math.sqrt(c1p * c2p) * math.sin(math.radians(dh / 2))
-    Lm, Cm = (L1 + L2) / 2, (c1p + c2p) / 2
-    if c1p * c2p == 0:
-        hm = h1p + h2p
-    elif abs(h1p - h2p) <= 180:
-        hm = (h1p + h2p) / 2
-    else:
-        hm = (h1p + h2p + 360) / 2 if h1p + h2p < 360 else (h1p + h2p - 360) / 2
-    t = (1 - 0.17 * math.cos(math.radians(hm - 30)) + 0.24 * math.cos(math.radians(2 * hm)) +
-         0.32 * math.cos(math.radians(3 * hm + 6)) - 0.20 * math.cos(math.radians(4 * hm - 63)))
-    dtheta = 30 * math.exp(-((hm - 275) / 25) ** 2)
-    rc = 2 * math.sqrt(Cm ** 7 / (Cm ** 7 + 25 ** 7))
-    sl = 1 + 0.015 * (Lm - 50) ** 2 / math.sqrt(20 + (Lm - 50) ** 2)
-    sc = 1 + 0.045 * Cm
-    sh = 1 + 0.015 * Cm * t
-    rt = -math.sin(math.radians(2 * dtheta)) * rc
-    return math.sqrt((dL / sl) ** 2 + (dC / sc) ** 2 + (dH / sh) ** 2 + rt * (dC / sc) * (dH / sh))

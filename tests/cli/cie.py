@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""CIEDE2000 for the CLI tests (test-printer-profile.py, test-verify.py), written here
-independently of the C code it checks."""
+"""CIEDE2000 for the CLI tests (test-printer-profile.py, test-verify.py,
+test-profile-build-chart.py), written here independently of the C code it checks."""
 
 import math
 

@@ -26,10 +26,9 @@ import os
 import re
 import shutil
 import struct
-import subprocess
 import sys
-import tempfile
 
+from argyll import Work, sanitized, tags
 from cie import ciede2000
 
 tinct, corpus = os.path.abspath(sys.argv[1]), sys.argv[2]
@@ -43,28 +42,8 @@ if not os.path.exists(TRUTH):
     print("SKIP: %s missing (the shared corpus)" % TRUTH)
     sys.exit(77)
 
-failures = []
-work = tempfile.mkdtemp(prefix="tinct-printer-profile-")
-
-
-def check(ok, what):
-    print("    %s: %s" % ("ok" if ok else "FAIL", what))
-    if not ok:
-        failures.append(what)
-
-
-def run(*args, ok=True, stdin=None):
-    r = subprocess.run(list(args), cwd=work, capture_output=True, text=True, input=stdin)
-    if ok and r.returncode != 0:
-        sys.exit("%s failed (%d):\n%s%s" % (" ".join(args), r.returncode, r.stdout, r.stderr))
-    return r
-
-
-def profcheck(ti3, icc):
-    out = run("profcheck", "-k", ti3, icc).stdout
-    m = re.search(r"errors\(CIEDE2000\): max\. = ([0-9.]+), avg\. = ([0-9.]+), RMS = ([0-9.]+)", out)
-    assert m, "unexpected profcheck output:\n" + out
-    return {"max": float(m.group(1)), "mean": float(m.group(2))}
+w = Work("tinct-printer-profile-")
+work, check, run, profcheck = w.dir, w.check, w.run, w.profcheck
 
 
 def xicclu(icc, args, rows):
@@ -88,27 +67,22 @@ def round_trip(icc, labs, n_dev):
     return {"mean": sum(e) / len(e), "max": max(e)}
 
 
-def tags(path):
-    """ICC.1 §7.3: the tag table, signature -> (offset, bytes)."""
-    data = open(path, "rb").read()
-    n = struct.unpack(">I", data[128:132])[0]
-    out = {}
-    for i in range(n):
-        sig, off, size = struct.unpack(">4sII", data[132 + 12 * i:144 + 12 * i])
-        out[sig.decode("latin-1")] = (off, data[off:off + size])
-    return data, out
+def inverted_rows(src, rest):
+    """A CGATS file's header, its rows with the three device values after SAMPLE_ID as
+    100 − v followed by rest(fields), and what follows the data."""
+    text = open(os.path.join(work, src)).read()
+    head, after = text.split("\nBEGIN_DATA\n", 1)
+    data, tail = after.split("\nEND_DATA", 1)
+    rows = []
+    for line in data.strip().split("\n"):
+        f = line.split()
+        rows.append(" ".join([f[0]] + ["%.5f" % (100.0 - float(v)) for v in f[1:4]] + rest(f)))
+    return head, rows, tail
 
 
 def rgb_from_cmy(src, dst, ti3):
     """A CMYK file of CMY patches (K 0) rewritten as the RGB printer's: RGB = 100 − CMY."""
-    text = open(os.path.join(work, src)).read()
-    head, rest = text.split("\nBEGIN_DATA\n", 1)
-    data, tail = rest.split("\nEND_DATA", 1)
-    rows = []
-    for line in data.strip().split("\n"):
-        f = line.split()
-        rgb = ["%.5f" % (100.0 - float(v)) for v in f[1:4]]
-        rows.append(" ".join([f[0]] + rgb + f[5:]))
+    head, rows, tail = inverted_rows(src, lambda f: f[5:])
     head = head.replace("CMYK_C CMYK_M CMYK_Y CMYK_K", "RGB_R RGB_G RGB_B")
     head = head.replace('"CMYK_XYZ"' if ti3 else '"CMYK"', '"RGB_XYZ"' if ti3 else '"RGB"')
     head = re.sub(r"NUMBER_OF_FIELDS (\d+)", lambda m: "NUMBER_OF_FIELDS %d" % (int(m.group(1)) - 1), head)
@@ -117,13 +91,7 @@ def rgb_from_cmy(src, dst, ti3):
 
 def cmy_chart(src, dst):
     """An RGB printer chart (targen -d2) as the CMYK values its driver sends (K 0)."""
-    text = open(os.path.join(work, src)).read()
-    head, rest = text.split("\nBEGIN_DATA\n", 1)
-    data, tail = rest.split("\nEND_DATA", 1)
-    rows = []
-    for line in data.strip().split("\n"):
-        f = line.split()
-        rows.append(" ".join([f[0]] + ["%.5f" % (100.0 - float(v)) for v in f[1:4]] + ["0"]))
+    head, rows, tail = inverted_rows(src, lambda f: ["0"])
     names = head.split("BEGIN_DATA_FORMAT")[1].split("END_DATA_FORMAT")[0].split()
     head = head.replace("BEGIN_DATA_FORMAT" + head.split("BEGIN_DATA_FORMAT")[1].split("END_DATA_FORMAT")[0],
                         "BEGIN_DATA_FORMAT\nSAMPLE_ID CMYK_C CMYK_M CMYK_Y CMYK_K \n")
@@ -135,14 +103,14 @@ def cmy_chart(src, dst):
 
 # --- charts and simulated readings ---
 shutil.copy(TRUTH, os.path.join(work, "truth.icc"))
-run("targen", "-d4", "-l300", "-f1000", "cmyk")
-run("targen", "-d4", "-l300", "-e4", "-g10", "-f500", "-q", "cmyk-verify")
+w.argyll("targen", "-d4", "-l300", "-f1000", "cmyk", outputs=["cmyk.ti1"])
+w.argyll("targen", "-d4", "-l300", "-e4", "-g10", "-f500", "-q", "cmyk-verify", outputs=["cmyk-verify.ti1"])
 shutil.copy(os.path.join(work, "cmyk.ti1"), os.path.join(work, "cmyk-noisy.ti1"))
 run("fakeread", "-S", "1", "truth.icc", "cmyk-verify")
 run("fakeread", "-S", "2", "truth.icc", "cmyk")
 run("fakeread", "-S", "3", "-R", "1.0", "truth.icc", "cmyk-noisy")
-run("targen", "-d2", "-f600", "rgbsrc")
-run("targen", "-d2", "-e4", "-g10", "-f400", "-q", "rgbsrc-verify")
+w.argyll("targen", "-d2", "-f600", "rgbsrc", outputs=["rgbsrc.ti1"])
+w.argyll("targen", "-d2", "-e4", "-g10", "-f400", "-q", "rgbsrc-verify", outputs=["rgbsrc-verify.ti1"])
 for name in ("rgbsrc", "rgbsrc-verify"):
     cmy_chart(name + ".ti1", name.replace("rgbsrc", "rgbcmy") + ".ti1")
 run("fakeread", "-S", "2", "truth.icc", "rgbcmy")
@@ -158,13 +126,19 @@ CASES = {
     "cmyk-noisy": ("cmyk-verify", CMYK_FIELDS, "same, readings with noise (fakeread -R 1.0, seed 3)"),
     "rgb": ("rgb-verify", RGB_FIELDS, "RGB printer (the same driven as CMY), 600 patches, exact readings"),
 }
+if sanitized():
+    # the noisy readings take tinct's code paths of the exact ones; their figures are the plain pass's
+    print("under sanitizers: the cmyk-noisy case and the determinism rebuild run in the plain pass only")
+    del CASES["cmyk-noisy"]
 results, reports = {}, {}
 for case, (verify, fields, what) in CASES.items():
     print("%s:" % what)
-    shutil.copy(os.path.join(work, case + ".ti3"), os.path.join(work, case + "-argyll.ti3"))
-    run("colprof", "-qm", "-D", "colprof " + case, case + "-argyll")
+    # tinct first: a pass that would wait for another's colprof (argyll.py) fits meanwhile
     r = run(tinct, "profile-build", case + ".ti3", "-o", case + "-tinct-v2.icc", "--v2",
             "--description", "tinct " + case)
+    shutil.copy(os.path.join(work, case + ".ti3"), os.path.join(work, case + "-argyll.ti3"))
+    w.argyll("colprof", "-qm", "-D", "colprof " + case, case + "-argyll", inputs=[case + "-argyll.ti3"],
+             outputs=[case + "-argyll.icc"])
     print("    tinct's own report: " + r.stdout.strip().replace("\n", "\n        "))
     reports[case] = r.stdout
     # The verification colours, media-relative, as the truth gives them.
@@ -234,8 +208,9 @@ check(info["kind"] == "output-device" and info["colorspace"] == "cmyk", "icc-inf
 check(info["warnings"] == [], "icc-info: no warnings (%s)" % info["warnings"])
 check(md.get("CMF_binary") == "tinct profile-build" and "ACCURACY_dE76_avg" in md, "metadata CMF_binary, ACCURACY")
 check(info["description"].startswith("Printer profile"), "default description: %s" % info["description"])
-run(tinct, "profile-build", "-q", "cmyk.ti3", "-o", "again.icc", "--ink-limit", "260")
-check(open(os.path.join(work, "again.icc"), "rb").read() == d4, "same measurements, same bytes")
+if not sanitized():
+    run(tinct, "profile-build", "-q", "cmyk.ti3", "-o", "again.icc", "--ink-limit", "260")
+    check(open(os.path.join(work, "again.icc"), "rb").read() == d4, "same measurements, same bytes")
 
 # The file's own TOTAL_INK_LIMIT (targen -l300) is the default.
 check("ink limit 300%" in reports["cmyk"], "TOTAL_INK_LIMIT of the file used: %r" % reports["cmyk"].split("\n")[1])
@@ -285,8 +260,4 @@ for name, (content, message) in bad.items():
           r.returncode == 1 and message in r.stderr and not os.path.exists(out),
           "%s: exit %d, %r" % (name, r.returncode, r.stderr.strip()))
 
-shutil.rmtree(work)
-if failures:
-    print("FAILED: %d check(s)" % len(failures))
-    sys.exit(1)
-print("all checks passed")
+w.finish()

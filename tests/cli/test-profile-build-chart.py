@@ -24,8 +24,10 @@ import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 import zlib
+
+from argyll import Work
+from cie import ciede2000
 
 tinct, icc_eval, corpus = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), sys.argv[3]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -43,8 +45,8 @@ except ImportError as e:
     print("SKIP: python3-numpy missing (scripts/install-deps.sh installs it):", e)
     sys.exit(77)
 
-failures = []
-work = tempfile.mkdtemp(prefix="tinct-chart-")
+w = Work("tinct-chart-")
+work, check = w.dir, w.check
 CC, DT4 = os.path.join(REF, "ColorChecker.cht"), os.path.join(REF, "CMP_Digital_Target-4.cht")
 CC_CIE, DT4_CIE = os.path.join(REF, "ColorChecker.cie"), os.path.join(REF, "CMP_Digital_Target-4.cie")
 
@@ -58,14 +60,8 @@ CC_2014 = [(37.54, 14.37, 14.92), (64.66, 19.27, 17.50), (49.32, -3.82, -22.54),
            (66.89, -0.75, -0.06), (50.76, -0.13, 0.14), (35.63, -0.46, -0.48), (20.64, 0.07, -0.46)]
 
 
-def check(ok, what):
-    print("    %s: %s" % ("ok" if ok else "FAIL", what))
-    if not ok:
-        failures.append(what)
-
-
 def run(*args):
-    return subprocess.run([str(a) for a in args], cwd=work, capture_output=True, text=True)
+    return w.run(*args, ok=False)
 
 
 def evaluate(profile, rgbs):
@@ -103,12 +99,12 @@ def build(image, layout, ref, out, *extra):
 def argyll(tiff, layout, ref, kind):
     """scanin, then colprof -qm with -as (shaper+matrix) or the default (Lab cLUT)."""
     base = os.path.splitext(tiff)[0]
-    r = run("scanin", "-v", tiff, layout, ref)
+    r = w.argyll("scanin", "-v", tiff, layout, ref, inputs=[tiff, layout, ref], outputs=[base + ".ti3"], ok=False)
     if r.returncode != 0 or not os.path.exists(base + ".ti3"):
         return None, "scanin failed: " + (r.stdout + r.stderr).strip().splitlines()[-1]
     out = base + "-argyll-%s.icc" % kind
     args = ["colprof", "-qm", "-O", out] + (["-as"] if kind == "matrix" else []) + [base]
-    r = run(*args)
+    r = w.argyll(*args, inputs=[base + ".ti3"], outputs=[out], ok=False)
     if r.returncode != 0:
         return None, "colprof failed: " + (r.stdout + r.stderr)[-300:]
     return out, None
@@ -125,7 +121,7 @@ def unseen(ref_paths):
 
 def score(profile, dev, truth):
     got = evaluate(profile, dev)
-    de = [cr.ciede2000(a, b) for a, b in zip(got, truth)]
+    de = [ciede2000(a, b) for a, b in zip(got, truth)]
     return sum(de) / len(de), max(de)
 
 
@@ -262,7 +258,7 @@ with open(os.path.join(work, "truncated.png"), "wb") as f:
 refused("a truncated PNG", build(os.path.join(work, "truncated.png"), CC, CC_CIE, out), out, "truncated")
 
 # a header that claims 10000 x 7000 pixels (70 megapixels): refused before any pixel is read
-cr.write_tiff(os.path.join(work, "huge.tif"), np.zeros((7000, 10000, 3)), bits=8, truncate=0.001)
+cr.write_tiff(os.path.join(work, "huge.tif"), np.zeros((70, 100, 3)), bits=8, claim=(10000, 7000))
 refused("a huge TIFF (70 megapixels)", build(os.path.join(work, "huge.tif"), CC, CC_CIE, out), out, "cap of 60 megapixels")
 
 # a PNG whose header claims 9000 x 8000 (72 megapixels), with only its first row of data
@@ -295,8 +291,4 @@ given = ",".join("%.1f,%.1f" % (x + 2, y - 2) for x, y in corners)  # a user's c
 r = build(tiny, CC, CC_CIE, out, "--corners", given)
 check(r.returncode == 0 and os.path.exists(out), "--corners finds it from the user's four corners")
 
-shutil.rmtree(work)
-if failures:
-    print("\n%d failed:\n  %s" % (len(failures), "\n  ".join(failures)))
-    sys.exit(1)
-print("\nall passed")
+w.finish("\nall passed")

@@ -29,9 +29,9 @@ import os
 import re
 import shutil
 import struct
-import subprocess
 import sys
-import tempfile
+
+from argyll import Work, tags as tag_table
 
 tinct, corpus = os.path.abspath(sys.argv[1]), sys.argv[2]
 TRUTH = os.path.join(corpus, "icc", "colord-tests--ibm-t61.icc")
@@ -42,39 +42,14 @@ if missing:
     print("SKIP: ArgyllCMS tools missing (scripts/install-deps.sh installs argyll):", " ".join(missing))
     sys.exit(77)
 
-failures = []
-work = tempfile.mkdtemp(prefix="tinct-profile-build-")
-
-
-def check(ok, what):
-    print("    %s: %s" % ("ok" if ok else "FAIL", what))
-    if not ok:
-        failures.append(what)
-
-
-def run(*args, ok=True):
-    r = subprocess.run(list(args), cwd=work, capture_output=True, text=True)
-    if ok and r.returncode != 0:
-        sys.exit("%s failed (%d):\n%s%s" % (" ".join(args), r.returncode, r.stdout, r.stderr))
-    return r
-
-
-def profcheck(ti3, icc):
-    out = run("profcheck", "-k", ti3, icc).stdout
-    m = re.search(r"errors\(CIEDE2000\): max\. = ([0-9.]+), avg\. = ([0-9.]+), RMS = ([0-9.]+)", out)
-    assert m, "unexpected profcheck output:\n" + out
-    return {"max": float(m.group(1)), "mean": float(m.group(2)), "rms": float(m.group(3))}
+w = Work("tinct-profile-build-")
+work, check, run, profcheck = w.dir, w.check, w.run, w.profcheck
 
 
 def tags(path):
-    """ICC.1 §7.3: the tag table, signature -> bytes."""
-    data = open(path, "rb").read()
-    n = struct.unpack(">I", data[128:132])[0]
-    out = {}
-    for i in range(n):
-        sig, off, size = struct.unpack(">4sII", data[132 + 12 * i:144 + 12 * i])
-        out[sig.decode("latin-1")] = data[off:off + size]
-    return data, out
+    """The file's bytes and its tags, signature -> bytes."""
+    data, table = tag_table(path)
+    return data, {sig: body for sig, (_, body) in table.items()}
 
 
 def xyz_tag(b):
@@ -85,8 +60,8 @@ def xyz_tag(b):
 # --- charts and simulated readings ---
 shutil.copy(TRUTH, os.path.join(work, "truth.icc"))
 shutil.copy(TRUTH_D65, os.path.join(work, "truth-d65.icc"))
-run("targen", "-d3", "-G", "-e8", "-B4", "-s20", "-f200", "train")
-run("targen", "-d3", "-e4", "-B2", "-g10", "-f300", "-q", "verify")
+w.argyll("targen", "-d3", "-G", "-e8", "-B4", "-s20", "-f200", "train", outputs=["train.ti1"])
+w.argyll("targen", "-d3", "-e4", "-B2", "-g10", "-f300", "-q", "verify", outputs=["verify.ti1"])
 for name in ("noisy", "d65"):
     shutil.copy(os.path.join(work, "train.ti1"), os.path.join(work, name + ".ti1"))
 shutil.copy(os.path.join(work, "verify.ti1"), os.path.join(work, "verify-d65.ti1"))
@@ -107,7 +82,8 @@ for case, (verify, what) in CASES.items():
     print("%s:" % what)
     # colprof names its output after the .ti3; give it a copy of its own.
     shutil.copy(os.path.join(work, case + ".ti3"), os.path.join(work, case + "-argyll.ti3"))
-    run("colprof", "-qm", "-as", "-D", "colprof " + case, case + "-argyll")
+    w.argyll("colprof", "-qm", "-as", "-D", "colprof " + case, case + "-argyll", inputs=[case + "-argyll.ti3"],
+             outputs=[case + "-argyll.icc"])
     r = run(tinct, "profile-build", case + ".ti3", "-o", case + "-tinct-v2.icc", "--v2",
             "--description", "tinct " + case)
     print("    tinct's own report: " + r.stdout.strip().replace("\n", "\n        "))
@@ -239,8 +215,4 @@ check(r.returncode == 1 and "nonexistent.ti3" in r.stderr, "missing file: exit %
 r = run(tinct, "profile-build", "train.ti3", ok=False)
 check(r.returncode == 2 and "Usage" in r.stderr, "no -o: usage, exit 2")
 
-shutil.rmtree(work)
-if failures:
-    print("FAILED: %d check(s)" % len(failures))
-    sys.exit(1)
-print("all checks passed")
+w.finish()

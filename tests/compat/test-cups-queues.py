@@ -15,48 +15,15 @@ cupsd cannot run (not installed, or not root)."""
 
 import os
 import re
-import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compat  # noqa: E402
 from compat import check, check_eq, test  # noqa: E402
 from cups_env import Cupsd, Signals, prop, wait_until  # noqa: E402
+import cups_ppd  # noqa: E402
 
-PPD = """*PPD-Adobe: "4.3"
-*FormatVersion: "4.3"
-*FileVersion: "1.0"
-*LanguageVersion: English
-*LanguageEncoding: ISOLatin1
-*PCFileName: "TINCT.PPD"
-*Manufacturer: "Tinct"
-*Product: "(Tinct Laser)"
-*ModelName: "Tinct Laser"
-*ShortNickName: "Tinct Laser"
-*NickName: "Tinct Laser"
-*PSVersion: "(3010.000) 0"
-*LanguageLevel: "3"
-*ColorDevice: True
-*DefaultColorSpace: RGB
-*FileSystem: False
-*Throughput: "1"
-*LandscapeOrientation: Plus90
-*TTRasterizer: Type42
-*cupsVersion: 2.4
-*cupsFilter: "application/vnd.cups-raster 0 -"
-*OpenUI *PageSize: PickOne
-*DefaultPageSize: A4
-*PageSize A4/A4: "<</PageSize[595 842]>>setpagedevice"
-*CloseUI: *PageSize
-*OpenUI *PageRegion: PickOne
-*DefaultPageRegion: A4
-*PageRegion A4/A4: "<</PageSize[595 842]>>setpagedevice"
-*CloseUI: *PageRegion
-*DefaultImageableArea: A4
-*ImageableArea A4/A4: "0 0 595 842"
-*DefaultPaperDimension: A4
-*PaperDimension A4/A4: "595 842"
-"""
+PPD = cups_ppd.ppd("Tinct Laser")
 
 # 127 bytes, the longest name cupsd takes, of characters cupsd allows but object paths do not.
 ODD = "Ödd~!$%&()*+,-.:;<=>[]^{|}`€"
@@ -224,10 +191,4 @@ def notified():
             cupsd.stop()
 
 if __name__ == "__main__":
-    if not shutil.which("cupsd") or not shutil.which("lpadmin"):
-        print("cupsd/lpadmin not installed (Debian's cups-daemon, cups-client): skipping")
-        sys.exit(77)
-    if os.geteuid() != 0:
-        print("cupsd needs root (it switches to its own user for filters): skipping")
-        sys.exit(77)
-    compat.main()
+    cups_ppd.main()

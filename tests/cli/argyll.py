@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""What the tests that set tinct profile-build beside ArgyllCMS share (test-profile-build.py,
+test-printer-profile.py, test-profile-build-chart.py): a work directory with its checks,
+profcheck's scores, the tag table of a profile, and Argyll's runs, whose results are
+computed once per ./run-tests and shared between its passes.
+
+The cache: with $TINCT_ARGYLL_CACHE set (run-tests gives each run a new directory), a run
+of an Argyll tool is keyed by a hash of the tool's binary (its version), its arguments and
+the contents of its input files (less the time a CGATS file says it was written). The first
+pass to need it runs the tool and stores the outputs (in a temporary directory renamed into
+place, under a lock the other passes wait on); the others copy them. A failed run is not
+stored. Without the variable every run is made afresh. Argyll's results are the same in
+every pass (plain, sanitizers): running it again would prove nothing new, and its colprof
+is most of these tests' time."""
+
+import fcntl
+import hashlib
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+_tool_digests = {}
+
+
+def _tool_digest(tool):
+    if tool not in _tool_digests:
+        path = shutil.which(tool) or tool
+        with open(path, "rb") as f:
+            _tool_digests[tool] = hashlib.sha256(f.read()).digest()
+    return _tool_digests[tool]
+
+
+class Work:
+    """A temporary directory the tools run in, and the failed checks."""
+
+    def __init__(self, prefix):
+        self.dir = tempfile.mkdtemp(prefix=prefix)
+        self.failures = []
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def check(self, ok, what):
+        print("    %s: %s" % ("ok" if ok else "FAIL", what))
+        if not ok:
+            self.failures.append(what)
+
+    def run(self, *args, ok=True, stdin=None):
+        """A program in the work directory; ok: exit if it fails."""
+        r = subprocess.run([str(a) for a in args], cwd=self.dir, capture_output=True, text=True, input=stdin)
+        if ok and r.returncode != 0:
+            sys.exit("%s failed (%d):\n%s%s" % (" ".join(map(str, args)), r.returncode, r.stdout, r.stderr))
+        return r
+
+    def argyll(self, *args, inputs=(), outputs=(), ok=True):
+        """An Argyll tool run as run() does, its outputs (paths in the work directory, or
+        names in it) from the cache when the same run was made before (see above)."""
+        cache = os.environ.get("TINCT_ARGYLL_CACHE")
+        if not cache:
+            return self.run(*args, ok=ok)
+        h = hashlib.sha256(_tool_digest(str(args[0])))
+        for a in args:  # the work directory's name differs between passes
+            h.update(str(a).replace(self.dir, "@WORK@").encode() + b"\0")
+        for name in inputs:  # less the time a CGATS file was written
+            with open(self.path(name), "rb") as f:
+                h.update(re.sub(rb'\nCREATED "[^"\n]*"', b"", f.read()) + b"\0")
+        entry = os.path.join(cache, h.hexdigest())
+        os.makedirs(cache, exist_ok=True)
+        with open(entry + ".lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not os.path.isdir(entry):
+                r = self.run(*args, ok=ok)
+                if r.returncode != 0:
+                    return r
+                tmp = tempfile.mkdtemp(dir=cache, prefix=".new-")
+                for i, name in enumerate(outputs):
+                    shutil.copy(self.path(name), os.path.join(tmp, str(i)))
+                with open(os.path.join(tmp, "stdout"), "w") as f:
+                    f.write(r.stdout)
+                os.rename(tmp, entry)
+                return r
+        for i, name in enumerate(outputs):
+            shutil.copy(os.path.join(entry, str(i)), self.path(name))
+        with open(os.path.join(entry, "stdout")) as f:
+            return subprocess.CompletedProcess(args, 0, f.read(), "")
+
+    def profcheck(self, ti3, icc):
+        """profcheck -k: the CIEDE2000 max, mean and RMS of a profile on a .ti3."""
+        out = self.run("profcheck", "-k", ti3, icc).stdout
+        m = re.search(r"errors\(CIEDE2000\): max\. = ([0-9.]+), avg\. = ([0-9.]+), RMS = ([0-9.]+)", out)
+        assert m, "unexpected profcheck output:\n" + out
+        return {"max": float(m.group(1)), "mean": float(m.group(2)), "rms": float(m.group(3))}
+
+    def finish(self, passed="all checks passed"):
+        """Removes the work directory; exit status 1 if a check failed."""
+        shutil.rmtree(self.dir)
+        if self.failures:
+            print("FAILED: %d check(s):\n  %s" % (len(self.failures), "\n  ".join(self.failures)))
+            sys.exit(1)
+        print(passed)
+
+
+def tags(path):
+    """ICC.1 §7.3: the file's bytes and its tag table, signature -> (offset, bytes)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    n = struct.unpack(">I", data[128:132])[0]
+    out = {}
+    for i in range(n):
+        sig, off, size = struct.unpack(">4sII", data[132 + 12 * i:144 + 12 * i])
+        out[sig.decode("latin-1")] = (off, data[off:off + size])
+    return data, out
+
+
+def sanitized():
+    """True in ./run-tests' sanitizer pass (meson sets TINCT_SANITIZED there): what a rerun
+    under sanitizers proves nothing new by (Argyll's figures, determinism) runs in the
+    plain pass only."""
+    return os.environ.get("TINCT_SANITIZED") == "1"
