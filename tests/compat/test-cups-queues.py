@@ -190,5 +190,6 @@ def notified():
         finally:
             cupsd.stop()
 
+
 if __name__ == "__main__":
     cups_ppd.main()
