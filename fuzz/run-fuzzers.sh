@@ -26,6 +26,7 @@ corpus=$(realpath "$corpus")
 work=${FUZZ_WORK:-build-fuzz/fuzz-work}
 jobs=${FUZZ_JOBS:-2}
 
+scripts/install-deps.sh --fuzz || exit 1
 if [ ! -f build-fuzz/build.ninja ]; then
         CC=clang meson setup build-fuzz -Db_sanitize=address,undefined -Db_lundef=false \
                 -Dcorpus_dir="$corpus" >/dev/null || exit 1

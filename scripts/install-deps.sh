@@ -1,17 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Installs the Debian 12 packages tinct needs to build, test and demo — only those missing.
-# Usage: scripts/install-deps.sh [--bench]
+# Usage: scripts/install-deps.sh [--fuzz]
+#   --fuzz: also clang and its sanitizer runtime, for fuzz/run-fuzzers.sh (docs/fuzzing.md);
+#   run-tests does not need them (95 MB of the download on a fresh machine).
 set -euo pipefail
 
 packages=(
-        meson ninja-build pkg-config gcc clang libclang-rt-14-dev
+        meson ninja-build pkg-config gcc
         libsystemd-dev libsqlite3-dev liblcms2-dev libseccomp-dev
         dbus-daemon python3 python3-dbus python3-gi gir1.2-colord-1.0 colord util-linux systemd
         cups-daemon cups-client
 )
 # man-db: systemd-analyze verify checks Documentation=man:tinctd(8) with man(1) (tests/install).
 packages+=(man-db)
+if [ "${1:-}" = --fuzz ]; then
+        packages+=(clang libclang-rt-14-dev)
+fi
 # valgrind runs the bus tests' daemon under memcheck in run-tests too.
 packages+=(valgrind)
 # tinct-session's X11 side (libX11, RandR) and its test under Xvfb (xprop from x11-utils); tinct
