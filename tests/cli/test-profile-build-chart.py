@@ -26,7 +26,7 @@ import subprocess
 import sys
 import zlib
 
-from argyll import Work
+from argyll import Work, sanitized
 from cie import ciede2000
 
 tinct, icc_eval, corpus = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), sys.argv[3]
@@ -176,6 +176,11 @@ case("CMP Digital Target 4 (570), 16-bit TIFF, -4 deg, 3% keystone", "dt4", DT4,
 # made here, random surface colours through the truth's inverse and back, so that each value
 # is what the truth gives for its patch) ---
 for layout, angle in (("it8.cht", -7), ("ColorCheckerSG.cht", 8)):
+    if sanitized() and layout == "it8.cht":
+        # the same finder and fitter as ColorCheckerSG's below; under sanitizers that one
+        # proves the memory safety of both, the plain build finds and fits this one too
+        print("%s: left to the plain build (no code path of its own)" % layout)
+        continue
     print("%s: found and fitted" % layout)
     cht = cr.read_cht(os.path.join(REF, layout))
     rng = np.random.default_rng(11)
