@@ -6,9 +6,12 @@
  * before confinement (confine.h: no files, TCP only); after that it connects to that
  * address only: a profile URL on another host, a redirect, a wrong content type, a 404 or
  * a stream over the size cap is a problem line in the reply, never a second request
- * elsewhere. Every exchange has a deadline; SIGALRM ends the whole run as a backstop. It
- * does not parse ICC bytes: the daemon hands them to tinct-parse. ipps printers and https
- * profile URLs go over TLS (fetch-tls.h: any certificate, the same host only). */
+ * elsewhere. Every URL goes through src/http's parser, and every request and response
+ * through its framing: a URL with a control character or a space is never requested
+ * (docs/printers.md, "Profile URLs"). Every exchange has a deadline; SIGALRM ends the
+ * whole run as a backstop. It does not parse ICC bytes: the daemon hands them to
+ * tinct-parse. ipps printers and https profile URLs go over TLS (fetch-tls.h: any
+ * certificate, the same host only). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
