@@ -34,6 +34,19 @@
  * user's displays are a few; a monitor unplugged for good leaves after 8 others. */
 #define LIMIT_VERIFIED_DEVICES_PER_UID 8
 
+/* The other records a user makes the store keep without authorization, each under ids of
+ * their choosing (up to LIMIT_ID_LEN), so that a loop of temp objects cannot fill the disk
+ * (docs/compatibility.md, "Stored records are bounded per user"). Each uid's newest this many
+ * are kept, the oldest written going first; root's (the system's) are not capped:
+ * - hard choices (AddProfile, RemoveProfile's removals, MakeProfileDefault) on the user's
+ *   own temp devices: the user's layer of mappings. A user's monitors are a few, each with
+ *   a few profiles tried;
+ * - profile titles the user set (Profile.SetProperty Title, anyone's profile);
+ * - Enabled flags the user set on their own temp devices. */
+#define LIMIT_MAPPINGS_PER_UID 64
+#define LIMIT_TITLES_PER_UID 64
+#define LIMIT_ENABLED_FLAGS_PER_UID 64
+
 /* The largest ICC file any part of tinct reads or parses (daemon, parser process, session
  * helper). The biggest real profiles are CMYK/n-colour LUT profiles of ~10-20 MiB (large
  * grids, 16-bit tables, three intents); 32 MiB leaves room above them, and a file over it is

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Devices of scope "disk" (their ids in creation order, their properties in the order keys
  * were first set, the uid that created them) and the Enabled flag, which colord keeps per
- * device id whatever the scope (colord §16.7), so it lives in a table of its own.
+ * device id whatever the scope (colord §16.7), so it lives in a table of its own. A flag a
+ * user set on their own temp device (ids of their choosing) is theirs, and a user keeps
+ * their LIMIT_ENABLED_FLAGS_PER_UID flags set last; a disk device's goes with the device.
  *
  * Deliberately not here: which devices are "disk" and who may change them (the daemon). */
 #include "store-internal.h"
+#include "tinct-limits.h"
 
 #include <assert.h>
 
@@ -30,10 +33,18 @@ static const StoreSql sql_properties = {
 static const StoreSql sql_set_owner = { STMT_DEVICE_SET_OWNER, "UPDATE devices SET owner = ?2 WHERE device_id = ?1" };
 static const StoreSql sql_get_owner = { STMT_DEVICE_GET_OWNER, "SELECT owner FROM devices WHERE device_id = ?1" };
 
+/* The last writer's uid owns the row; seq: that owner's largest + 1 (schema 7). */
 static const StoreSql sql_enabled_set = {
         STMT_ENABLED_SET,
-        "INSERT INTO device_enabled (device_id, enabled) VALUES (?1, ?2) "
-        "ON CONFLICT (device_id) DO UPDATE SET enabled = excluded.enabled",
+        "INSERT INTO device_enabled (device_id, enabled, owner, seq) VALUES (?1, ?2, ?3, "
+        "(SELECT coalesce(max(seq), 0) + 1 FROM device_enabled WHERE owner = ?3)) "
+        "ON CONFLICT (device_id) DO UPDATE SET enabled = excluded.enabled, owner = excluded.owner, seq = excluded.seq",
+};
+/* Everything a user set but their ?2 flags set last. */
+static const StoreSql sql_enabled_trim_owner = {
+        STMT_ENABLED_TRIM_OWNER,
+        "DELETE FROM device_enabled WHERE owner = ?1 AND device_id NOT IN "
+        "(SELECT device_id FROM device_enabled WHERE owner = ?1 ORDER BY seq DESC LIMIT ?2)",
 };
 static const StoreSql sql_enabled_insert_if_missing = {
         STMT_ENABLED_INSERT_IF_MISSING,
@@ -144,9 +155,16 @@ int store_device_get_owner(Store *s, const char *device_id, uid_t *ret) {
         return 0;
 }
 
-int store_device_set_enabled(Store *s, const char *device_id, bool enabled) {
+int store_device_set_enabled(Store *s, const char *device_id, uid_t owner, bool enabled) {
         assert(device_id);
-        return store_exec(s, &sql_enabled_set, NULL, ARG_TEXT(device_id), ARG_INT(enabled));
+        StoreOp op;
+        int r = store_op_begin(s, true, &op);
+        if (r < 0)
+                return r;
+        r = store_exec(s, &sql_enabled_set, NULL, ARG_TEXT(device_id), ARG_INT(enabled), ARG_INT(owner));
+        if (r >= 0 && owner != STORE_LAYER_SYSTEM)
+                r = store_exec(s, &sql_enabled_trim_owner, NULL, ARG_INT(owner), ARG_INT(LIMIT_ENABLED_FLAGS_PER_UID));
+        return store_op_end(s, &op, r);
 }
 
 int store_device_enabled_insert_if_missing(Store *s, const char *device_id, bool enabled) {

@@ -128,6 +128,21 @@ static const char *const migrations[] = {
         ") STRICT;"
         "CREATE INDEX verifications_by_device ON verifications (device_id, source, owner, seq);"
         "PRAGMA user_version = 6;",
+
+        /* 6 → 7: what a user writes without authorization is bounded per uid (tinct-limits.h):
+         * their layer's mappings, their titles and the Enabled flags they set on their own
+         * temp devices, the oldest going first. seq orders each uid's rows by their last
+         * write (the owner's largest + 1); older rows have 0 and go first. device_enabled
+         * learns who set a flag: owner 0 the system (root, the daemon, an authorized
+         * caller), whose flags are not capped; older rows are the system's. */
+        "ALTER TABLE mappings ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;"
+        "CREATE INDEX mappings_by_owner ON mappings (owner, seq);"
+        "ALTER TABLE profile_titles ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;"
+        "CREATE INDEX profile_titles_by_uid ON profile_titles (uid, seq);"
+        "ALTER TABLE device_enabled ADD COLUMN owner INTEGER NOT NULL DEFAULT 0;"
+        "ALTER TABLE device_enabled ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;"
+        "CREATE INDEX device_enabled_by_owner ON device_enabled (owner, seq);"
+        "PRAGMA user_version = 7;",
 };
 _Static_assert(ELEMENTSOF(migrations) == STORE_SCHEMA_VERSION, "one migration per schema version");
 

@@ -87,6 +87,8 @@ typedef struct StoreMapping {
         uint64_t timestamp; /* µs since the epoch */
 } StoreMapping;
 
+/* A user's layer keeps its LIMIT_MAPPINGS_PER_UID rows written last (the older go in the same
+ * commit); the system's has no cap. */
 int store_mapping_set(Store *s, uid_t layer, const char *device_id, const char *profile_id, uint64_t timestamp_us);
 /* Drops the layer's own row for the pair, if any (the system's is dropped only when layer is
  * STORE_LAYER_SYSTEM). */
@@ -117,11 +119,15 @@ int store_device_get_owner(Store *s, const char *device_id, uid_t *ret);
 /* k,v,...,NULL in the order keys were first set; -ENOENT if the device is not stored. */
 int store_device_get_properties(Store *s, const char *device_id, char ***ret_pairs);
 
-/* Enabled flag, kept per device id whatever the scope. -ENOENT if never set. */
-int store_device_set_enabled(Store *s, const char *device_id, bool enabled);
+/* Enabled flag, kept per device id whatever the scope. -ENOENT if never set. owner: who set
+ * it, STORE_LAYER_SYSTEM for the system (root, the daemon, an authorized caller) or the uid
+ * of a user who set it on their own temp device without authorization; such a user keeps
+ * their LIMIT_ENABLED_FLAGS_PER_UID flags set last (the older go in the same commit). */
+int store_device_set_enabled(Store *s, const char *device_id, uid_t owner, bool enabled);
 int store_device_get_enabled(Store *s, const char *device_id, bool *ret);
 
-/* Per-user profile titles. -ENOENT if that uid never set one. */
+/* Per-user profile titles. -ENOENT if that uid never set one. A uid but root keeps its
+ * LIMIT_TITLES_PER_UID titles set last (the older go in the same commit). */
 int store_profile_title_set(Store *s, const char *profile_id, uid_t uid, const char *title);
 int store_profile_title_get(Store *s, const char *profile_id, uid_t uid, char **ret);
 

@@ -82,8 +82,8 @@ void populate(Store *s) {
         assert_se(store_device_set_property(s, "dev-z", "Model", "Z \"quoted\" \\ ü 😀") == 0);
         assert_se(store_device_set_property(s, "dev-a", "Vendor", "Vendor\nwith\tcontrol\x01") == 0);
         assert_se(store_device_set_owner(s, "dev-a", 1000) == 0);
-        assert_se(store_device_set_enabled(s, "dev-a", false) == 0);
-        assert_se(store_device_set_enabled(s, "temp-dev", true) == 0);
+        assert_se(store_device_set_enabled(s, "dev-a", STORE_LAYER_SYSTEM, false) == 0);
+        assert_se(store_device_set_enabled(s, "temp-dev", STORE_LAYER_SYSTEM, true) == 0);
         assert_se(store_profile_title_set(s, "icc-1", 0, "Root's") == 0);
         assert_se(store_profile_title_set(s, "icc-1", 1000, "User's") == 0);
         static uint8_t icc[] = { 0x00, 0x7f, 0x80, 0xff, 'a', 'c', 's', 'p' };
