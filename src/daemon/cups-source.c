@@ -417,7 +417,7 @@ static int queue_create_device(CupsWatch *w, CupsQueue *q, const char *id, const
         if (r < 0)
                 return r;
         bool enabled;
-        if (m->store && store_device_get_enabled(m->store, id, &enabled) >= 0)
+        if (m->store && store_device_get_enabled(m->store, id, device_mapping_layer(d), &enabled) >= 0)
                 d->enabled = enabled;
         r = manager_add_device(m, d);
         if (r < 0)

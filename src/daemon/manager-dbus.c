@@ -407,7 +407,7 @@ static int create_device_authorized(sd_bus_message *msg, Manager *m, Client *c, 
                         return r;
         }
         bool enabled;
-        if (store_device_get_enabled(m->store, id, &enabled) >= 0)
+        if (store_device_get_enabled(m->store, id, device_mapping_layer(d), &enabled) >= 0)
                 d->enabled = enabled;
         if (scope == SCOPE_TEMP) {
                 r = free_and_strdup(&d->creator, c->name);

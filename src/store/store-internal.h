@@ -205,7 +205,7 @@ int store_info_get(Store *s, const char *key, char **ret); /* -ENOENT if missing
  * inserted, 0 when one was there, or a negative errno. */
 int store_mapping_insert_if_missing(Store *s, uid_t layer, const char *device_id, const char *profile_id,
                                     int64_t timestamp_us);
-int store_device_enabled_insert_if_missing(Store *s, const char *device_id, bool enabled);
+int store_device_enabled_insert_if_missing(Store *s, uid_t layer, const char *device_id, bool enabled);
 int store_profile_title_insert_if_missing(Store *s, const char *profile_id, uid_t uid, const char *title);
 
 /* The JSON export's format (store-export.c, store-import.c). Version 1 had no

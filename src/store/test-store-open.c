@@ -56,7 +56,7 @@ static void test_migration_from_v1(void) {
         assert_se(store_device_get_properties(s, "dev", &props) == 0);
         assert_streq(props[1], "display");
         bool e = true;
-        assert_se(store_device_get_enabled(s, "dev", &e) == 0 && !e);
+        assert_se(store_device_get_enabled(s, "dev", STORE_LAYER_SYSTEM, &e) == 0 && !e);
         _cleanup_free_ char *title = NULL;
         assert_se(store_profile_title_get(s, "icc", 5, &title) == 0);
         assert_streq(title, "five");
@@ -131,9 +131,9 @@ static void test_migration_to_layers(int from) {
         rm_rf(dir);
 }
 
-/* Schema 7 (a user's records bounded, tinct-limits.h) from every older version: every row
- * stays as it was, the Enabled flags become the system's, and a user's older rows are the
- * first to go once the user writes LIMIT_*_PER_UID new ones. */
+/* Schema 7 (a user's records bounded, tinct-limits.h; Enabled flags in layers) from every
+ * older version: every row stays as it was, the Enabled flags become the system's, and a
+ * user's older rows are the first to go once the user writes LIMIT_*_PER_UID new ones. */
 static void test_migration_to_bounds(int from) {
         _cleanup_free_ char *dir = make_temp_dir();
         _cleanup_free_ char *db = path_in(dir, STORE_DB_NAME);
@@ -160,7 +160,9 @@ static void test_migration_to_bounds(int from) {
         assert_streq(t, "old");
         t = mfree(t);
         bool e = true;
-        assert_se(store_device_get_enabled(s, "xrandr-A", &e) == 0 && !e);
+        assert_se(store_device_get_enabled(s, "xrandr-A", STORE_LAYER_SYSTEM, &e) == 0 && !e);
+        e = true;
+        assert_se(store_device_get_enabled(s, "xrandr-A", 1000, &e) == 0 && !e); /* the system's, seen by all */
 
         /* The user's new rows push the old ones out first; the system's stay. */
         for (unsigned i = 0; i < LIMIT_TITLES_PER_UID; i++) {
@@ -179,7 +181,7 @@ static void test_migration_to_bounds(int from) {
         assert_se(store_profile_title_get(s, "icc-a", 0, &t) == 0);
         assert_streq(t, "root's");
         assert_se(store_mapping_get(s, 1000, "temp-old", "icc-a", &ts) == 0 && ts == 6); /* the system's */
-        assert_se(store_device_get_enabled(s, "xrandr-A", &e) == 0 && !e);
+        assert_se(store_device_get_enabled(s, "xrandr-A", STORE_LAYER_SYSTEM, &e) == 0 && !e);
         s = store_free(s);
         rm_rf(dir);
 }

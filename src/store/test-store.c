@@ -100,16 +100,25 @@ static void test_basics(void) {
         assert_se(store_device_get_owner(s, "nope", &owner) == -ENOENT);
 
         bool e = true;
-        assert_se(store_device_get_enabled(s, "a", &e) == -ENOENT);
+        assert_se(store_device_get_enabled(s, "a", STORE_LAYER_SYSTEM, &e) == -ENOENT);
         assert_se(store_device_set_enabled(s, "a", STORE_LAYER_SYSTEM, false) == 0);
-        assert_se(store_device_get_enabled(s, "a", &e) == 0 && !e);
+        assert_se(store_device_get_enabled(s, "a", STORE_LAYER_SYSTEM, &e) == 0 && !e);
         assert_se(store_device_set_enabled(s, "a", STORE_LAYER_SYSTEM, true) == 0);
-        assert_se(store_device_get_enabled(s, "a", &e) == 0 && e);
+        assert_se(store_device_get_enabled(s, "a", STORE_LAYER_SYSTEM, &e) == 0 && e);
+        /* in layers: a user's own flag shows on that user's devices only, and never changes
+         * the system's (a user's temp device of the id of the system's printer) */
+        assert_se(store_device_set_enabled(s, "a", 1000, false) == 0);
+        assert_se(store_device_get_enabled(s, "a", 1000, &e) == 0 && !e);
+        assert_se(store_device_get_enabled(s, "a", STORE_LAYER_SYSTEM, &e) == 0 && e);
+        assert_se(store_device_get_enabled(s, "a", 2000, &e) == 0 && e);
+        assert_se(store_device_set_enabled(s, "b", 1000, false) == 0);
+        assert_se(store_device_get_enabled(s, "b", STORE_LAYER_SYSTEM, &e) == -ENOENT);
 
         assert_se(store_device_remove(s, "a") == 0);
         assert_se(store_device_remove(s, "a") == -ENOENT);
         assert_se(store_device_get_properties(s, "a", &props) == -ENOENT);
-        assert_se(store_device_get_enabled(s, "a", &e) == -ENOENT);
+        assert_se(store_device_get_enabled(s, "a", STORE_LAYER_SYSTEM, &e) == -ENOENT);
+        assert_se(store_device_get_enabled(s, "a", 1000, &e) == 0 && !e); /* the user's own stays */
         /* Re-adding gives a new place at the end, with no old properties. */
         assert_se(store_device_add(s, "a") == 0);
         assert_se(store_device_get_properties(s, "a", &props) == 0 && !props[0]);
@@ -549,7 +558,7 @@ static bool has_record(Store *s, unsigned kind, const char *id, uid_t uid) {
                 _cleanup_free_ char *t = NULL;
                 return store_profile_title_get(s, id, uid, &t) == 0;
         }
-        return store_device_get_enabled(s, id, NULL) == 0;
+        return store_device_get_enabled(s, id, uid, NULL) == 0;
 }
 
 /* A user's mappings, titles and Enabled flags: the newest LIMIT_*_PER_UID of each, the
