@@ -36,7 +36,7 @@
 
 /* The other records a user makes the store keep without authorization, each under ids of
  * their choosing (up to LIMIT_ID_LEN), so that a loop of temp objects cannot fill the disk
- * (docs/compatibility.md, "Stored records are bounded per user"). Each uid's newest this many
+ * (docs/compatibility.md row 78). Each uid's newest this many
  * are kept, the oldest written going first; root's (the system's) are not capped:
  * - hard choices (AddProfile, RemoveProfile's removals, MakeProfileDefault) on the user's
  *   own temp devices: the user's layer of mappings. A user's monitors are a few, each with
