@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "bus-test.h"
 #include "tinct-limits.h"
@@ -123,22 +122,6 @@ static int nobody_sees(sd_bus *bus, void *userdata) {
         return 0;
 }
 
-/* The store's bytes with the daemon stopped: the database and whatever log SQLite left. */
-static off_t store_size(Harness *h) {
-        off_t total = 0;
-        const char *names[] = { "tinct.db", "tinct.db-wal" };
-        assert_se(harness_stop_daemon(h) == 0);
-        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
-                _cleanup_free_ char *path = xasprintf("%s/%s", harness_state_dir(h), names[i]);
-                struct stat st;
-                if (stat(path, &st) == 0)
-                        total += st.st_size;
-                else
-                        assert_se(errno == ENOENT);
-        }
-        return total;
-}
-
 static void restart(Harness *h) {
         assert_se(harness_restart_daemon(h) >= 0);
 }
@@ -162,13 +145,13 @@ static void test_rounds(Kind kind, unsigned n) {
         const unsigned warm = 2 * cap;
         assert_se(n > warm + cap);
 
-        off_t empty = store_size(h);
+        off_t empty = store_size_stopped(h);
         restart(h);
         assert_se(harness_run_as_nobody(h, nobody_rounds, &(Rounds) { kind, 0, warm }) == 0);
-        off_t after_warm = store_size(h);
+        off_t after_warm = store_size_stopped(h);
         restart(h);
         assert_se(harness_run_as_nobody(h, nobody_rounds, &(Rounds) { kind, warm, n }) == 0);
-        off_t after_all = store_size(h);
+        off_t after_all = store_size_stopped(h);
         fprintf(stderr, "%s: store %lld bytes at start, %lld after %u rounds, %lld after %u rounds\n",
                 kind_names[kind], (long long) empty, (long long) after_warm, warm, (long long) after_all, n);
         /* Page reuse leaves some slack; growth with the rounds would be n/warm times. */
