@@ -10,6 +10,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "argv-util.h"
+#include "bus-order.h"
 #include "cups-notify.h"
 #include "cups-source.h"
 #include "daemon-dbus.h"
@@ -342,6 +343,9 @@ static int bus_start(Manager *m) {
         r = sd_bus_attach_event(m->bus, m->event, 0);
         if (r < 0)
                 return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
+        r = bus_order_new(m->bus, m->event, &m->bus_order);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the order of each client's calls: %m");
         r = manager_bus_register(m);
         if (r < 0)
                 return r; /* logged */

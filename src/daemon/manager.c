@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "bus-errors.h"
+#include "bus-order.h"
 #include "daemon-dbus.h"
 #include "device.h"
 #include "device-verify.h"
@@ -171,6 +172,7 @@ Manager *manager_free(Manager *m) {
         udev_watch_free(m->udev_watch);
         scanner_source_free(m->scanner_source);
         cups_watch_free(m->cups_watch);
+        bus_order_free(m->bus_order); /* after everything that keeps a call */
         hashmap_free(m->devices_by_path);
         chain_index_done(&m->devices_by_id);
         hashmap_free(m->profiles_by_path);

@@ -52,6 +52,7 @@ typedef struct ManagerConfig {
 typedef struct Manager {
         sd_event *event;
         sd_bus *bus;
+        struct BusOrder *bus_order; /* each client's calls answered in order (bus-order.h) */
         Store *store;
         struct Parser *parser;      /* every ICC and EDID parse goes through it (docs/sandbox.md) */
         ManagerConfig config;
