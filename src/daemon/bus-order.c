@@ -32,6 +32,8 @@ struct BusOrder {
         sd_event_source *resume;
         Hashmap *senders;
         List ready;
+        BusPrepare prepare;
+        void *prepare_userdata;
 };
 
 static SenderQueue *queue_free(BusOrder *o, SenderQueue *q) {
@@ -139,12 +141,19 @@ static const char *order_key(sd_bus_message *m) {
         return name;
 }
 
+/* m is about to be dispatched: 0, or 1 when the prepare hook kept it for later. */
+static int dispatch(BusOrder *o, sd_bus_message *m) {
+        if (!o->prepare || sd_bus_message_is_method_call(m, NULL, NULL) <= 0)
+                return 0;
+        return o->prepare(m, o->prepare_userdata) > 0;
+}
+
 static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         BusOrder *o = userdata;
         const char *key = order_key(m);
         SenderQueue *q = key ? hashmap_get(o->senders, key) : NULL;
         if (!q)
-                return 0; /* nothing of this sender pending: dispatch now */
+                return dispatch(o, m); /* nothing of this sender pending: now */
 
         if (q->in_flight == m) {
                 q->in_flight = NULL;
@@ -157,11 +166,11 @@ static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
                 sd_bus_message_unref(m); /* sd-bus holds it while it dispatches */
                 queue_mark_ready(o, q);  /* the next runs after this one's dispatch */
                 queue_maybe_free(o, q);
-                return 0;
+                return dispatch(o, m);
         }
         if (q->n_kept == 0 && q->n_held == 0 && !q->in_flight) {
                 queue_maybe_free(o, q);
-                return 0;
+                return dispatch(o, m);
         }
         if (q->n_held >= LIMIT_HELD_CALLS && sd_bus_message_is_method_call(m, NULL, NULL) > 0) {
                 (void) sd_bus_reply_method_errorf(m, SD_BUS_ERROR_LIMITS_EXCEEDED,
@@ -240,4 +249,23 @@ BusCall *bus_call_free(BusCall *c) {
         sd_bus_message_unref(c->msg);
         free(c);
         return NULL;
+}
+
+void bus_order_set_prepare(BusOrder *o, BusPrepare prepare, void *userdata) {
+        o->prepare = prepare;
+        o->prepare_userdata = userdata;
+}
+
+void bus_call_redispatch(BusCall *c) {
+        BusOrder *o = c->order;
+        SenderQueue *q = hashmap_get(o->senders, strempty(sd_bus_message_get_sender(c->msg)));
+        assert(q && q->n_kept > 0);
+        /* First in its sender's line: it was the one being dispatched when it was kept. */
+        if (q->n_kept == 1 && !q->in_flight && sd_bus_enqueue_for_read(o->bus, c->msg) >= 0)
+                q->in_flight = sd_bus_message_ref(c->msg);
+        else if (queue_hold(q, c->msg, true) < 0) {
+                log_oom();
+                (void) sd_bus_reply_method_errno(c->msg, -ENOMEM, NULL);
+        }
+        bus_call_free(c);
 }

@@ -40,3 +40,12 @@ typedef struct BusCall {
 BusCall *bus_call_keep(BusOrder *o, sd_bus_message *msg);
 BusCall *bus_call_free(BusCall *c);
 DEFINE_TRIVIAL_CLEANUP_FUNC(BusCall *, bus_call_free);
+
+/* Runs for each method call just before sd-bus dispatches it (its sender has nothing kept).
+ * It returns 0 to go on, or 1 when it kept the call (bus_call_keep()) to dispatch it later with
+ * bus_call_redispatch(): a call that needs something computed first (a property the loop must
+ * not compute itself) waits for it without anyone else waiting. */
+typedef int (*BusPrepare)(sd_bus_message *msg, void *userdata);
+void bus_order_set_prepare(BusOrder *o, BusPrepare prepare, void *userdata);
+/* Dispatches the kept call again, before its sender's later calls, and frees c. */
+void bus_call_redispatch(BusCall *c);

@@ -210,10 +210,16 @@ static Profile *edid_profile(DisplayWatch *w, const DisplayConnector *c, const E
         if (asprintf(&id, "icc-%s", info->checksum) < 0)
                 return NULL;
 
-        /* The same EDID on two connectors, or the same bytes found elsewhere: one object. */
+        /* The same EDID on two connectors, or the same bytes found elsewhere: one object (its
+         * warnings now known from this parse, if the scan left them for later). */
         Profile *p = manager_find_profile_by_id(m, id);
-        if (p)
+        if (p) {
+                if (!p->warnings && info->warnings) {
+                        profile_warnings_dequeue(p);
+                        p->warnings = strv_copy(info->warnings);
+                }
                 return p;
+        }
 
         _cleanup_(profile_freep) Profile *n = NULL;
         if (profile_new(m, id, 0, SCOPE_NORMAL, &n) < 0)
@@ -248,6 +254,8 @@ static bool want_soft_edid(Manager *m, const char *device_id, Profile *p) {
         uint64_t ts;
         char *const *warnings = profile_warnings(p);
 
+        if (!warnings) /* known from the parse that made it (edid_profile()); out of memory else */
+                return false;
         if (!strv_isempty(warnings)) {
                 log_notice("%s: EDID profile %s not attached, it has warnings (%s, ...)", device_id, p->id, warnings[0]);
                 return false;

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "main-func.h"
 #include "parser.h"
+#include "profile-warnings.h"
 
 #define DEFAULT_STATE_DIR "/var/lib/tinct"
 
@@ -346,6 +347,7 @@ static int bus_start(Manager *m) {
         r = bus_order_new(m->bus, m->event, &m->bus_order);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the order of each client's calls: %m");
+        bus_order_set_prepare(m->bus_order, profile_warnings_prepare, m);
         r = manager_bus_register(m);
         if (r < 0)
                 return r; /* logged */

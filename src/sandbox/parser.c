@@ -331,6 +331,8 @@ static int ask(Parser *p, ParseOp op, uint32_t flags, const void *data, size_t s
         ParserCall *c = call_new(p, op, flags, data, size);
         if (!c)
                 return -ENOMEM;
+        /* One line per parse the caller's loop waits for: tests count them (docs/sandbox.md). */
+        log_debug("The loop waits for the parser: one input");
         list_append(&p->queue, &c->link);
         pool_wait(p, &c, 1);
         int r = c->r;
@@ -380,6 +382,7 @@ int parser_icc_info_many(Parser *p, ParserIccJob *jobs, size_t n, IccInfoFlags f
                 list_append(&p->queue, &calls[k]->link);
                 k++;
         }
+        log_debug("The loop waits for the parser: a batch of %zu", k);
         pool_wait(p, calls, k);
         for (size_t j = 0; j < k; j++) {
                 ParserIccJob *job = calls[j]->userdata;
