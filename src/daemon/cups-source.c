@@ -36,11 +36,13 @@ typedef struct CupsQueue {
         CupsWatch *watch;
         char *device_uri;
         char *fetched_uri;      /* the printer URI last asked by tinct-fetch */
-        FetchRun *run;
+        FetchRun *run;          /* asking the printer, then until its profiles are parsed (the bytes are its) */
+        FetchReply *reply;      /* its answer, while its profiles are parsed one at a time */
+        size_t next_profile;    /* in reply */
         char *uuid;             /* the printer's own printer-uuid, lower case */
         char *identity;         /* cups_identity(): the key its hard choices are kept under too */
         char **vendor_profiles; /* ids of the profiles made from printer-icc-profiles */
-        List parsing;           /* VendorParse: its vendor profiles in the parser processes */
+        List parsing;           /* VendorParse: its vendor profile in a parser process */
         Device *decorated;      /* the device that got the identity and vendor profiles last */
 } CupsQueue;
 
@@ -90,6 +92,9 @@ static CupsQueue *queue_free(CupsQueue *q) {
         if (q) {
                 while (q->parsing.size > 0)
                         vendor_parse_free(list_entry(q->parsing.head.next, VendorParse, link));
+                if (q->reply)
+                        fetch_reply_done(q->reply);
+                free(q->reply);
                 fetch_run_free(q->run);
                 free(q->name);
                 free(q->signature);
@@ -255,6 +260,8 @@ static char *vendor_profile_id(const CupsQueue *q, const char *name) {
         return asprintf(&id, "cups-%s-%s", q->name, name) < 0 ? NULL : id;
 }
 
+static void vendor_next(CupsQueue *q);
+
 /* The rest of a vendor profile once parsed: its file and its profile object. */
 static int vendor_profile_add(CupsQueue *q, const VendorParse *v, const IccInfo *info, const uint8_t *icc,
                               size_t icc_len) {
@@ -309,9 +316,7 @@ static void on_vendor_parsed(int r, IccInfo *info, const char *why, uint8_t *dat
                         log_warning_errno(r, "Printer %s: cannot register profile %s: %m", q->name, v->name);
         }
         vendor_parse_free(v);
-        /* The device gets the profiles once the last of this answer's is parsed. */
-        if (q->parsing.size == 0 && !q->run)
-                decorate(q->watch, q, true);
+        vendor_next(q);
 }
 
 /* Starts the parse of one vendor profile (the bytes copied: they are the reply's), or notes
@@ -346,9 +351,27 @@ static int vendor_profile(CupsWatch *w, CupsQueue *q, const FetchProfile *f, cha
         return r;
 }
 
+/* The printer's profiles are parsed one at a time, each copied out of the answer only when
+ * its turn comes: a loop iteration handles one of them, never the whole answer (16 profiles
+ * of 4 MB, bench/bench-printer.py). The device gets them once the last is done. */
+static void vendor_next(CupsQueue *q) {
+        while (q->reply && q->next_profile < q->reply->n_profiles) {
+                const FetchProfile *f = &q->reply->profiles[q->next_profile++];
+                int r = vendor_profile(q->watch, q, f, q->reply->media_types);
+                if (r < 0)
+                        log_warning_errno(r, "Printer %s: cannot register profile %s: %m", q->name, f->name);
+                if (q->parsing.size > 0)
+                        return; /* on_vendor_parsed() goes on */
+        }
+        if (q->reply)
+                fetch_reply_done(q->reply);
+        q->reply = mfree(q->reply);
+        q->run = fetch_run_free(q->run);
+        decorate(q->watch, q, true);
+}
+
 static void on_fetched(FetchRun *run, int error, FetchReply *reply, void *userdata) {
         CupsQueue *q = userdata;
-        CupsWatch *w = q->watch;
         if (error < 0) {
                 log_warning_errno(error, "Printer %s: tinct-fetch gave no usable answer for %s: %m", q->name,
                                   q->fetched_uri);
@@ -370,16 +393,16 @@ static void on_fetched(FetchRun *run, int error, FetchReply *reply, void *userda
                         q->uuid = TAKE_PTR(uuid);
                 }
         }
-        for (size_t i = 0; i < reply->n_profiles; i++) {
-                int r = vendor_profile(w, q, &reply->profiles[i], reply->media_types);
-                if (r < 0)
-                        log_warning_errno(r, "Printer %s: cannot register profile %s: %m", q->name,
-                                          reply->profiles[i].name);
+        q->reply = malloc(sizeof *q->reply);
+        if (!q->reply) {
+                log_oom();
+                fetch_reply_done(reply);
+                q->run = fetch_run_free(q->run);
+                return;
         }
-        fetch_reply_done(reply);
-        q->run = fetch_run_free(q->run);
-        if (q->parsing.size == 0)
-                decorate(w, q, true);
+        *q->reply = *reply; /* its strings are the queue's now, its bytes stay in q->run */
+        q->next_profile = 0;
+        vendor_next(q);
 }
 
 static void queue_fetch(CupsWatch *w, CupsQueue *q) {
