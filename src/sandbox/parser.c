@@ -171,6 +171,9 @@ static void dispatch_finished(Parser *p) {
                         IccInfo *info = c->r >= 0 ? TAKE_PTR(c->result) : NULL;
                         uint8_t *data = TAKE_PTR(c->owned);
                         c->info_done(c->r, info, c->error, data, (size_t) c->header.size, c->userdata);
+                } else if (!c->cancelled && c->header.op == PARSE_OP_EDID) {
+                        Edid *e = c->r >= 0 ? TAKE_PTR(c->result) : NULL;
+                        c->edid_done(c->r, e, c->error, c->userdata);
                 } else if (!c->cancelled) {
                         assert(c->header.op == PARSE_OP_ICC_WARNINGS); /* the asynchronous ops */
                         char **w = c->r >= 0 ? TAKE_PTR(c->result) : NULL;
@@ -489,6 +492,15 @@ int parser_icc_warnings_async(Parser *p, uint8_t *data, size_t size, ParserWarni
         if (r < 0)
                 return r;
         (*ret)->warnings_done = done;
+        (*ret)->userdata = userdata;
+        return 0;
+}
+
+int parser_edid_async(Parser *p, uint8_t *data, size_t size, ParserEdidDone done, void *userdata, ParserCall **ret) {
+        int r = ask_async(p, PARSE_OP_EDID, 0, data, size, ret);
+        if (r < 0)
+                return r;
+        (*ret)->edid_done = done;
         (*ret)->userdata = userdata;
         return 0;
 }
