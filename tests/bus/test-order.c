@@ -13,7 +13,8 @@
  *    profile, the hanging one, another valid profile and CreateDevice. While the hanging parse
  *    runs, client B's calls are answered and A has the first answer only; once the test kills
  *    the looping parser, A gets FailedToRead for it, then the third profile, then the device,
- *    which lists both valid profiles. No timing: nothing of A's can come before the kill. */
+ *    which lists both valid profiles. No timing: nothing of A's can come before the kill.
+ *  - The calls waiting behind one are bounded: 256 of 300 made their devices. */
 #include <fcntl.h>
 
 #include "bus-test.h"
@@ -224,6 +225,51 @@ static void test_order_around_a_hang(void) {
         strv_free(ev.lines);
         harness_assert_alive(h);
 }
+
+/* The calls one client has waiting behind its earlier call are bounded (LIMIT_HELD_CALLS,
+ * 256): behind a hanging parse, 300 CreateDevice calls that expect no reply (the only ones the
+ * bus lets past its bound on pending replies); once the parse ends, the first 256 have made
+ * their devices and the rest were refused. */
+#define HELD_BOUND 256
+static void test_held_calls_bounded(void) {
+        _cleanup_harness_ Harness *h = harness_start(&(HarnessOptions) {
+                .polkit = "allow", .extra_args = (const char *const[]) { "--parse-timeout", "3600", NULL } });
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *a = harness_connect(h);
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *b = harness_connect(h);
+        uint8_t buf[256];
+        hang_input(buf);
+        _cleanup_close_ int hang_fd = memfd_with(buf, sizeof buf);
+        Events ev = { 0 };
+        CallSlot hang = { .events = &ev };
+        send_profile(a, &hang, "held-hang", hang_fd, false);
+        for (int i = 0; i < HELD_BOUND + 44; i++) {
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
+                _cleanup_free_ char *id = xasprintf("held-%d", i);
+                assert_se(sd_bus_message_new_method_call(a, &call, CM_NAME, CM_PATH, CM_IFACE, "CreateDevice") >= 0);
+                assert_se(sd_bus_message_set_expect_reply(call, 0) >= 0);
+                assert_se(sd_bus_message_append(call, "ssa{ss}", id, "temp", 1, "Kind", "display") >= 0);
+                assert_se(sd_bus_send(a, call, NULL) >= 0);
+        }
+        assert_se(kill(wait_hung_parser(h, b, SIZE_MAX), SIGKILL) == 0);
+        wait_replies(a, &ev, 1);
+        /* a Ping from A once its first call is answered: after the waiting ones, in order */
+        Pending ping = { 0 };
+        assert_se(sd_bus_call_method_async(a, NULL, CM_NAME, CM_PATH, "org.freedesktop.DBus.Peer", "Ping", on_reply,
+                                           &ping, NULL) >= 0);
+        while (!ping.done) {
+                assert_se(sd_bus_wait(a, UINT64_MAX) >= 0);
+                drain(a);
+        }
+        _cleanup_strv_free_ char **devices = harness_call_strv(b, CM_PATH, CM_IFACE, "GetDevices", NULL);
+        size_t held = 0;
+        STRV_FOREACH(d, devices)
+                held += strstr(*d, "/held_") != NULL;
+        printf("of %d calls waiting behind one, %zu were dispatched (the bound: %d)\n", HELD_BOUND + 44, held,
+               HELD_BOUND);
+        assert_se(held == HELD_BOUND);
+        strv_free(ev.lines);
+        harness_assert_alive(h);
+}
 #endif
 
 int main(void) {
@@ -231,6 +277,7 @@ int main(void) {
         RUN(test_mutter_pipeline);
 #ifdef TINCT_PARSER_TEST_HOOKS
         RUN(test_order_around_a_hang);
+        RUN(test_held_calls_bounded);
 #else
         printf("the hang test skipped: tinct-parse built without parser_test_hooks\n");
 #endif
