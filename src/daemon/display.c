@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Display discovery (see display.h): reading the DRM connectors from sysfs, making the
  * display devices and their EDID profiles, and a debounced rescan on every drm event of
- * udev-source.h. The naming and diff rules are in display-scan.c. */
+ * udev-source.h, whose parses after start-up are made ahead in the parser processes, so that
+ * a monitor's EDID never makes the loop wait (docs/sandbox.md). The naming and diff rules
+ * are in display-scan.c. */
 #include "display.h"
 
 #include <ctype.h>
