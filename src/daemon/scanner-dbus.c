@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* org.tinct.Scanners1 on /org/tinct/Scanners (docs/scanners.md): Rescan, answered when a
- * rescan that started after the call has finished. Not on colord's interfaces, whose
- * introspection clients compare. Anyone may call it: it changes nobody's choices and
- * concurrent callers share one helper run. */
+/* org.tinct.Scanners1 on /org/tinct/Scanners (docs/scanners.md): Rescan, answered with the
+ * result of the listing running at the call, else of a new one, else (the minute's runs
+ * spent) of the last one. Not on colord's interfaces, whose introspection clients compare.
+ * Anyone may call it: it changes nobody's choices, and the helper runs it can cause are
+ * bounded per minute whoever asks (scanner-source.c). */
 #include <errno.h>
 
 #include "bus-errors.h"
@@ -40,6 +41,8 @@ static void rescan_done(const ScanResult *result, void *userdata) {
 
 static int method_rescan(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
+        /* rescan_done() frees it, perhaps before the call returns (the last listing's result
+         * answers at once). */
         BusCall *kept = bus_call_keep(m->bus_order, msg);
         if (!kept)
                 return -ENOMEM;
