@@ -55,7 +55,6 @@ typedef struct PrepareCall {
 struct DisplayWatch {
         Manager *manager;
         char *drm_dir;          /* <root>/sys/class/drm */
-        char *pnp_ids;          /* <root>/usr/share/hwdata/pnp.ids */
         char *edid_dir;         /* <state-dir>/edid */
         DisplayList known;      /* connectors as last applied, with their devices */
         Hashmap *aliases;       /* plain id → DisplayConnector in known (identical monitors) */
@@ -112,7 +111,6 @@ DisplayWatch *display_watch_free(DisplayWatch *w) {
         display_list_clear(&w->known);
         strv_free(w->profiles);
         free(w->drm_dir);
-        free(w->pnp_ids);
         free(w->edid_dir);
         free(w);
         return NULL;
@@ -145,14 +143,6 @@ static bool connector_connected(const char *dir) {
         return strncmp((char *) status, "connected", 9) == 0 && (n == 9 || status[9] == '\n');
 }
 
-static char *vendor_name(DisplayWatch *w, const char *pnp_id) {
-        char *name = NULL;
-        int r = edid_icc_pnp_vendor_name(w->pnp_ids, pnp_id, &name);
-        if (r < 0 && r != -ENOENT)
-                log_debug_errno(r, "Cannot read %s: %m", w->pnp_ids);
-        return name;
-}
-
 /* Reads one connector; 0 with nothing added when it is not connected or has no usable EDID. */
 /* The parsed EDID: made ahead (borrowed), or parsed now (start-up: *ret_owned). */
 static int edid_of(DisplayWatch *w, const uint8_t *data, size_t size, const Edid **ret, Edid **ret_owned,
@@ -175,7 +165,7 @@ static int edid_of(DisplayWatch *w, const uint8_t *data, size_t size, const Edid
 }
 
 static int read_connector(DisplayWatch *w, const char *name, DisplayList *into) {
-        _cleanup_free_ char *xrandr = NULL, *dir = NULL, *path = NULL, *vendor = NULL, *plain = NULL;
+        _cleanup_free_ char *xrandr = NULL, *dir = NULL, *path = NULL, *plain = NULL;
         _cleanup_free_ uint8_t *edid = NULL;
         _cleanup_(edid_freep) Edid *e = NULL;
         EdidIccParams params;
@@ -204,8 +194,7 @@ static int read_connector(DisplayWatch *w, const char *name, DisplayList *into) 
                 log_notice("%s: ignoring the display, its EDID is not usable: %s", name, why ? why : edid_strerror(r));
                 return 0;
         }
-        vendor = vendor_name(w, parsed->manufacturer);
-        r = edid_icc_params_init(&params, parsed, vendor, CMF_BINARY);
+        r = edid_icc_params_init_named(&params, parsed, CMF_BINARY);
         if (r >= 0 && !(plain = edid_icc_display_id(&params, xrandr)))
                 r = -ENOMEM;
         edid_icc_params_done(&params);
@@ -416,7 +405,7 @@ static int set_hdr_metadata(Device *d, const Edid *e) {
 static int add_display(DisplayWatch *w, DisplayConnector *c) {
         Manager *m = w->manager;
         _cleanup_(edid_freep) Edid *owned = NULL;
-        _cleanup_free_ char *vendor = NULL, *path = NULL, *why = NULL;
+        _cleanup_free_ char *path = NULL, *why = NULL;
         _cleanup_(device_freep) Device *d = NULL;
         EdidIccParams params;
         const Edid *e;
@@ -436,8 +425,7 @@ static int add_display(DisplayWatch *w, DisplayConnector *c) {
                 return 0;
         }
 
-        vendor = vendor_name(w, e->manufacturer);
-        r = edid_icc_params_init(&params, e, vendor, CMF_BINARY);
+        r = edid_icc_params_init_named(&params, e, CMF_BINARY);
         if (r < 0) {
                 edid_icc_params_done(&params);
                 return r;
@@ -619,12 +607,11 @@ static void on_profile_read_back(int r, IccInfo *info, const char *why, uint8_t 
 
 /* The profile an EDID makes (as edid_profile() makes it), read back ahead. */
 static void prepare_profile(DisplayWatch *w, const Edid *e) {
-        _cleanup_free_ char *vendor = vendor_name(w, e->manufacturer);
         EdidIccParams params;
         void *data = NULL;
         size_t size;
         const char *reason = NULL;
-        int r = edid_icc_params_init(&params, e, vendor, CMF_BINARY);
+        int r = edid_icc_params_init_named(&params, e, CMF_BINARY);
         if (r >= 0)
                 r = icc_create_display_profile(&params.params, &data, &size, &reason);
         edid_icc_params_done(&params);
@@ -721,7 +708,6 @@ int display_discovery_start(Manager *m) {
         list_init(&w->preparing);
         const char *root = strempty(m->config.sysfs_root);
         if (asprintf(&w->drm_dir, "%s/sys/class/drm", root) < 0 ||
-            asprintf(&w->pnp_ids, "%s%s", root, EDID_ICC_PNP_IDS_PATH) < 0 ||
             asprintf(&w->edid_dir, "%s/edid", m->config.state_dir) < 0)
                 return log_oom();
 
