@@ -13,9 +13,9 @@
 #define LIMIT_OBJECTS_PER_UID 1024
 #define LIMIT_QUALIFIERS 64
 #define LIMIT_PENDING_AUTH 256
-/* One connection's calls waiting for its earlier call's answer (bus-order.h): more than the
- * bus lets a client wait for at once (dbus-daemon's max_replies_per_connection, 128), so
- * only calls that expect no reply can reach it. */
+/* One connection's calls waiting for its earlier call's answer (bus-order.h). The bus already
+ * bounds a client's calls awaiting a reply (dbus-daemon's max_replies_per_connection); calls
+ * that expect none it does not count. */
 #define LIMIT_HELD_CALLS 256
 /* Client calls waiting for their profile's parse (profile-load.h): each holds up to
  * ICC_MAX_FILE_SIZE bytes, and one user's slow files must leave room for everyone else. */
