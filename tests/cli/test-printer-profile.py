@@ -138,9 +138,13 @@ CASES = {
     "rgb": ("rgb-verify", RGB_FIELDS, "RGB printer (the same driven as CMY), 600 patches, exact readings"),
 }
 if sanitized():
-    # the noisy readings take tinct's code paths of the exact ones; their figures are the plain pass's
-    print("under sanitizers: the cmyk-noisy case and the determinism rebuild run in the plain pass only")
+    # Under sanitizers a case proves memory safety, not figures (tinct is deterministic: the
+    # plain pass scores the same profiles). The noisy readings take the exact ones' code
+    # paths; the exact CMYK case's are the v4 profile's below (the fit, the inversion with an
+    # ink limit) and the RGB case's (the v2 encoding, the CLI's printer path).
+    print("under sanitizers: the cmyk and cmyk-noisy cases and the determinism rebuild run in the plain pass only")
     del CASES["cmyk-noisy"]
+    del CASES["cmyk"]
 
 
 def colprof_scores(case, verify, labs, n_dev):
@@ -191,7 +195,7 @@ for case in CASES:
 print("the v4 profile:")
 run(tinct, "profile-build", "-q", "cmyk.ti3", "-o", "cmyk-tinct.icc", "--ink-limit", "260")
 d4, t4 = tags(os.path.join(work, "cmyk-tinct.icc"))
-d2, t2 = tags(os.path.join(work, "cmyk-tinct-v2.icc"))
+d2, t2 = tags(os.path.join(work, ("rgb" if sanitized() else "cmyk") + "-tinct-v2.icc"))
 check(d4[8:10] == b"\x04\x30" and d2[8:10] == b"\x02\x40", "header versions 4.3 and 2.4")
 check(d4[12:16] == b"prtr" and d4[16:20] == b"CMYK" and d4[20:24] == b"Lab ", "output class, CMYK, Lab PCS")
 want = ("A2B0", "A2B1", "A2B2", "B2A0", "B2A1", "B2A2", "gamt", "wtpt", "desc", "cprt", "meta")
@@ -232,7 +236,8 @@ if not sanitized():
     check(open(os.path.join(work, "again.icc"), "rb").read() == d4, "same measurements, same bytes")
 
 # The file's own TOTAL_INK_LIMIT (targen -l300) is the default.
-check("ink limit 300%" in reports["cmyk"], "TOTAL_INK_LIMIT of the file used: %r" % reports["cmyk"].split("\n")[1])
+if not sanitized():
+    check("ink limit 300%" in reports["cmyk"], "TOTAL_INK_LIMIT of the file used: %r" % reports["cmyk"].split("\n")[1])
 
 # --- bad input: exit 1, a clear message, nothing written ---
 print("bad input:")
