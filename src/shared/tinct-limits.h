@@ -13,6 +13,10 @@
 #define LIMIT_OBJECTS_PER_UID 1024
 #define LIMIT_QUALIFIERS 64
 #define LIMIT_PENDING_AUTH 256
+/* One connection's calls waiting for its earlier call's answer (bus-order.h). The bus already
+ * bounds a client's calls awaiting a reply (dbus-daemon's max_replies_per_connection); calls
+ * that expect none it does not count. */
+#define LIMIT_HELD_CALLS 256
 /* Client calls waiting for their profile's parse (profile-load.h): each holds up to
  * ICC_MAX_FILE_SIZE bytes, and one user's slow files must leave room for everyone else. */
 #define LIMIT_PENDING_LOADS 64
@@ -20,6 +24,19 @@
 /* CreateProfileWithFd's arguments as read from the wire (two strings and a dict, each already
  * bounded above): far beyond what the bounds allow, far below what could hurt. */
 #define LIMIT_CREATE_ARGS_WIRE (2u * 1024 * 1024)
+
+/* SANE listings (docs/scanners.md, "Rescan on demand"): each runs the helper, its backends
+ * and one request to every configured eSCL scanner, and anyone may ask for one. At most
+ * this many start in any minute, whoever asks (Rescan, udev events, the start); callers in
+ * between get the last listing's result. And how many Rescan callers wait at a time. */
+#define LIMIT_SCANNER_RESCANS_PER_MINUTE 6
+#define LIMIT_SCANNER_RESCAN_WAITERS 64
+
+/* Verification results a user records on their own devices (docs/verify.md): the store
+ * keeps those of the user's this many devices verified last (each device's newest 32 per
+ * source, STORE_VERIFICATIONS_KEPT), so ids made up in a loop cannot fill the disk. A
+ * user's displays are a few; a monitor unplugged for good leaves after 8 others. */
+#define LIMIT_VERIFIED_DEVICES_PER_UID 8
 
 /* The largest ICC file any part of tinct reads or parses (daemon, parser process, session
  * helper). The biggest real profiles are CMYK/n-colour LUT profiles of ~10-20 MiB (large
