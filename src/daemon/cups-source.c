@@ -10,19 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sys/stat.h>
-
 #include "cups-fetch.h"
 #include "cups-ipp.h"
 #include "cups-notify.h"
 #include "cups-printer.h"
 #include "cups-qualifier.h"
+#include "cups-vendor-files.h"
 #include "daemon-dbus.h"
 #include "device.h"
-#include "fileio.h"
 #include "log.h"
 #include "time-util.h"
-#include "md5.h"
 #include "parser.h"
 #include "profile.h"
 #include "strv.h"
@@ -187,6 +184,13 @@ static void restore_identity_choices(Manager *m, Device *d, const char *identity
         }
 }
 
+/* A vendor profile the source made, by id: never another's profile that holds the id
+ * (docs/printers.md, "Vendor profiles are the daemon's"). */
+static Profile *find_vendor_profile(Manager *m, const char *id) {
+        Profile *p = manager_find_profile_by_id(m, id);
+        return p && p->printer_vendor ? p : NULL;
+}
+
 /* The identity as metadata, the vendor profiles as soft ones, the identity's choices: on
  * whichever device of the queue's id lives now (tinct's or cupsd's). */
 static void decorate(CupsWatch *w, CupsQueue *q, bool force) {
@@ -206,7 +210,7 @@ static void decorate(CupsWatch *w, CupsQueue *q, bool force) {
                 device_emit_properties(d, "Metadata", NULL);
         bool added = false;
         STRV_FOREACH(pid, q->vendor_profiles) {
-                Profile *p = manager_find_profile_by_id(m, *pid);
+                Profile *p = find_vendor_profile(m, *pid);
                 if (p && !device_find_profile(d, p) && device_add_profile(d, p, false, now(CLOCK_REALTIME)) >= 0)
                         added = true;
         }
@@ -218,24 +222,23 @@ static void decorate(CupsWatch *w, CupsQueue *q, bool force) {
                 restore_identity_choices(m, d, q->identity);
 }
 
-static char *vendor_profile_id(const CupsQueue *q, const char *name) {
-        char *id;
-        if (q->identity) {
-                /* By identity, so that a choice of it survives the queue (docs/printers.md). */
-                char hex[33];
-                md5_hex(q->identity, strlen(q->identity), hex);
-                return asprintf(&id, "printer-%.12s-%s", hex, name) < 0 ? NULL : id;
-        }
-        return asprintf(&id, "cups-%s-%s", q->name, name) < 0 ? NULL : id;
-}
-
 static int vendor_profile(CupsWatch *w, CupsQueue *q, const FetchProfile *f, char *const *media_types) {
         Manager *m = w->manager;
-        _cleanup_free_ char *id = vendor_profile_id(q, f->name);
+        _cleanup_free_ char *id = cups_vendor_profile_id(q->identity, q->name, f->name);
         if (!id)
                 return -ENOMEM;
-        if (manager_find_profile_by_id(m, id))
+        Profile *existing = manager_find_profile_by_id(m, id);
+        if (existing && existing->printer_vendor) /* another queue of the same printer made it */
                 return strv_contains(q->vendor_profiles, id) ? 0 : strv_extend(&q->vendor_profiles, id);
+        if (existing) {
+                /* Clients cannot take such an id (manager-dbus.c); a profile of it from
+                 * elsewhere (one stored before that rule) is never adopted, nor its file
+                 * deleted: the printer's profile waits until the id is free. */
+                log_warning("Printer %s: profile id %s is held by a profile tinctd did not make (owner %u); "
+                            "the printer's profile %s is not registered", q->name, id, (unsigned) existing->owner,
+                            f->name);
+                return 0;
+        }
         _cleanup_(icc_info_freep) IccInfo *info = NULL;
         _cleanup_free_ char *why = NULL;
         int r = parser_icc_info(m->parser, f->icc, f->icc_len, 0, &info, &why);
@@ -244,21 +247,24 @@ static int vendor_profile(CupsWatch *w, CupsQueue *q, const FetchProfile *f, cha
                             why ?: strerror(-r));
                 return 0;
         }
-        /* A file, because print filters read a profile by its Filename. */
-        _cleanup_free_ char *dir = NULL, *path = NULL;
-        char hex[33];
-        md5_hex(id, strlen(id), hex);
-        if (asprintf(&dir, "%s/printers", m->config.state_dir) < 0 || asprintf(&path, "%s/%s.icc", dir, hex) < 0)
-                return -ENOMEM;
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                return log_warning_errno(errno, "Cannot create %s: %m", dir);
-        r = write_file_atomic(path, f->icc, f->icc_len, 0644, WRITE_SKIP_IF_SAME);
+        /* A file, because print filters read a profile by its Filename; one the source
+         * fails to register below is swept after this answer (on_fetched). */
+        _cleanup_free_ char *path = NULL;
+        r = cups_vendor_files_write(m->config.state_dir, id, f->icc, f->icc_len, &path);
+        if (r == -EDQUOT) {
+                log_warning("Printer %s: profile %s (%zu bytes) is not kept: the printers' vendor profiles would "
+                            "be more than %u files or %llu MiB together (docs/printers.md)", q->name, f->name,
+                            f->icc_len, (unsigned) LIMIT_PRINTER_FILES, LIMIT_PRINTER_FILES_BYTES >> 20);
+                return 0;
+        }
         if (r < 0)
-                return log_warning_errno(r, "Cannot write %s: %m", path);
+                return log_warning_errno(r, "Printer %s: cannot write the file of profile %s in %s/printers: %m",
+                                         q->name, f->name, m->config.state_dir);
         _cleanup_free_ char *qualifier = cups_profile_qualifier(f->name, info->colorspace, media_types);
         _cleanup_(profile_freep) Profile *p = NULL;
         if (!qualifier || profile_new(m, id, 0, SCOPE_NORMAL, &p) < 0)
                 return -ENOMEM;
+        p->printer_vendor = true;
         r = profile_set_file(p, path, info, (const char *const[]) { "PRINTER_profile_name", f->name,
                                                                     "PRINTER_profile_url", f->url, NULL });
         if (r >= 0)
@@ -273,6 +279,44 @@ static int vendor_profile(CupsWatch *w, CupsQueue *q, const FetchProfile *f, cha
         TAKE_PTR(p);
         log_info("Printer %s: vendor profile %s (%s) as %s", q->name, f->name, qualifier, id);
         return strv_extend(&q->vendor_profiles, id);
+}
+
+static bool vendor_profile_held(CupsWatch *w, const char *id) {
+        void *it = NULL, *v;
+        while (hashmap_iterate(w->queues, &it, NULL, &v))
+                if (strv_contains(((CupsQueue *) v)->vendor_profiles, id))
+                        return true;
+        return false;
+}
+
+/* The vendor profiles of these ids that no queue lists any more go; a profile of such an id
+ * that the source did not make is never touched (docs/printers.md). */
+static void release_vendor_profiles(CupsWatch *w, char *const *ids) {
+        STRV_FOREACH(pid, ids) {
+                Profile *p = vendor_profile_held(w, *pid) ? NULL : find_vendor_profile(w->manager, *pid);
+                if (!p)
+                        continue;
+                if (p->filename)
+                        cups_vendor_files_remove(w->manager->config.state_dir, p->filename);
+                manager_remove_profile(w->manager, p);
+        }
+}
+
+/* <state>/printers/ holds the files of live vendor profiles only (cups-vendor-files.h). Runs
+ * where profiles went or an answer was taken, after its files were written and registered. */
+static void sweep_vendor_files(CupsWatch *w) {
+        Manager *m = w->manager;
+        _cleanup_strv_free_ char **keep = NULL;
+        Profile *p;
+        LIST_FOREACH(&m->profiles, p, Profile, link)
+                if (p->printer_vendor && p->filename && strv_extend(&keep, p->filename) < 0)
+                        return (void) log_oom(); /* keep = a part: nothing may go */
+        size_t n = 0;
+        int r = cups_vendor_files_sweep(m->config.state_dir, keep, &n);
+        if (r < 0)
+                log_warning_errno(r, "Cannot sweep %s/printers of the files no printer uses: %m", m->config.state_dir);
+        else if (n > 0)
+                log_info("Removed %zu file%s of printers' vendor profiles that no queue uses", n, n == 1 ? "" : "s");
 }
 
 static void on_fetched(FetchRun *run, int error, FetchReply *reply, void *userdata) {
@@ -299,6 +343,9 @@ static void on_fetched(FetchRun *run, int error, FetchReply *reply, void *userda
                         q->uuid = TAKE_PTR(uuid);
                 }
         }
+        /* The answer is the printer's whole set: what an earlier answer gave (another
+         * printer-uuid, profiles it no longer offers) goes unless another queue holds it. */
+        _cleanup_strv_free_ char **before = TAKE_PTR(q->vendor_profiles);
         for (size_t i = 0; i < reply->n_profiles; i++) {
                 int r = vendor_profile(w, q, &reply->profiles[i], reply->media_types);
                 if (r < 0)
@@ -307,6 +354,8 @@ static void on_fetched(FetchRun *run, int error, FetchReply *reply, void *userda
         }
         fetch_reply_done(reply);
         q->run = fetch_run_free(q->run);
+        release_vendor_profiles(w, before);
+        sweep_vendor_files(w);
         decorate(w, q, true);
 }
 
@@ -502,20 +551,11 @@ static void queue_gone(CupsWatch *w, CupsQueue *q) {
         queue_free(q);
         if (d)
                 manager_remove_device(m, d);
-        /* Its vendor profiles too, unless another queue of the same printer holds them. */
-        STRV_FOREACH(pid, vendor) {
-                bool held = false;
-                void *it = NULL, *v;
-                while (!held && hashmap_iterate(w->queues, &it, NULL, &v))
-                        held = strv_contains(((CupsQueue *) v)->vendor_profiles, *pid);
-                Profile *p = held ? NULL : manager_find_profile_by_id(m, *pid);
-                if (p) {
-                        if (p->filename)
-                                (void) unlink(p->filename);
-                        manager_remove_profile(m, p);
-                }
-        }
+        /* Its vendor profiles too, unless another queue of the same printer holds them, and
+         * their files with whatever else no live vendor profile names. */
+        release_vendor_profiles(w, vendor);
         strv_free(vendor);
+        sweep_vendor_files(w);
 }
 
 /* ---- asking cupsd ---------------------------------------------------------------------- */
@@ -658,7 +698,23 @@ static void on_poke(void *userdata) {
         (void) schedule(w, CUPS_NOTIFY_DELAY_USEC);
 }
 
+/* No vendor profile exists yet: each is made again from its printer's answer, so every file
+ * of the last run (a queue removed while tinctd was down, a printer that answered another
+ * printer-uuid then) is named by nothing and goes (docs/printers.md). */
+static void clear_vendor_files(Manager *m) {
+        size_t n = 0;
+        uint64_t bytes = 0;
+        int r = cups_vendor_files_clear(m->config.state_dir, &n, &bytes);
+        if (r < 0)
+                log_warning_errno(r, "Cannot empty %s/printers of the last run's vendor profiles: %m",
+                                  m->config.state_dir);
+        if (n > 0)
+                log_info("Removed the %zu file%s (%llu bytes) of the last run's printer vendor profiles; each printer's "
+                         "answer brings its own again", n, n == 1 ? "" : "s", (unsigned long long) bytes);
+}
+
 int cups_discovery_start(Manager *m) {
+        clear_vendor_files(m);
         if (m->config.no_cups)
                 return 0;
         CupsWatch *w = calloc(1, sizeof *w);

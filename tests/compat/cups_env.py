@@ -74,6 +74,15 @@ class Cupsd:
         except OSError:
             return []
 
+    def subscribed_and_listed(self):
+        """Whether tinctd made its subscription (Create-Printer-Subscriptions) and listed the
+        queues after it (the outcome's listing; no other is due meanwhile): from then on, with
+        a long --cups-poll, only a signal makes tinctd ask cupsd again."""
+        ops = [op for op, _status in self.requests()]
+        if "Create-Printer-Subscriptions" not in ops:
+            return False
+        return "CUPS-Get-Printers" in ops[ops.index("Create-Printer-Subscriptions"):]
+
     def _wait_ready(self):
         # Ready when the scheduler answers on its socket (lpstat -r asks it).
         deadline = time.monotonic() + DEADLINE_S

@@ -162,16 +162,9 @@ def notified():
         signals = Signals(conn)
         cupsd = Cupsd(env, os.path.join(env.tmp, "cups"))
         try:
-            # tinctd subscribes once cupsd answers, then lists the queues once more (the
-            # outcome's poke; no other listing is due meanwhile) and next in an hour: a
-            # CUPS-Get-Printers after the subscription is that listing, and after it only
-            # a signal can make tinctd ask cupsd again.
-            def subscribed_and_listed():
-                ops = [op for op, _status in cupsd.requests()]
-                if "Create-Printer-Subscriptions" not in ops:
-                    return False
-                return "CUPS-Get-Printers" in ops[ops.index("Create-Printer-Subscriptions"):]
-            wait_until("tinctd's subscription and the listing after it", subscribed_and_listed)
+            # tinctd subscribes once cupsd answers, then lists the queues once more and next
+            # in an hour: after that listing only a signal can make tinctd ask cupsd again.
+            wait_until("tinctd's subscription and the listing after it", cupsd.subscribed_and_listed)
             check(("Create-Printer-Subscriptions", "successful-ok") in cupsd.requests(), "cupsd took the subscription")
             cupsd.lp("lpadmin", "-p", "Signalled", "-E", "-v", "file:///dev/null")
             signals.wait("DeviceAdded", dev("Signalled"))

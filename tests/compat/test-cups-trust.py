@@ -28,10 +28,10 @@ import hashlib
 import http.server
 import os
 import re
-import stat
 import struct
 import sys
 import threading
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compat  # noqa: E402
@@ -49,6 +49,359 @@ def devices_of(conn, queue):
     return [p for p in paths if prop(conn, p, compat.IFACE_DEVICE, "DeviceId") == "cups-" + queue]
 
 
+# ---- a printer of the test's own -------------------------------------------------------
+
+IPP_TAG = {"operation": 0x01, "printer": 0x04, "end": 0x03, "keyword": 0x44, "uri": 0x45, "charset": 0x47,
+           "language": 0x48, "name": 0x42, "text": 0x41, "begin": 0x34, "end-collection": 0x37, "member": 0x4a}
+SMALL_ICC = "argyll-ref--ClayRGB1998.icm"  # 640 bytes: many of them cost little
+
+
+def ipp_attr(tag, name, value):
+    """One attribute value (RFC 8010 §3.1.4): tag, name, value, each length-prefixed."""
+    name, value = name.encode(), value if isinstance(value, bytes) else value.encode()
+    return struct.pack(">BH", IPP_TAG[tag], len(name)) + name + struct.pack(">H", len(value)) + value
+
+
+def ipp_profiles(entries):
+    """printer-icc-profiles (PWG 5100.13): one collection per (profile-name, profile-url)."""
+    out = b""
+    for i, (name, url) in enumerate(entries):
+        out += ipp_attr("begin", "printer-icc-profiles" if i == 0 else "", b"")
+        for member, tag, value in (("profile-name", "name", name), ("profile-url", "uri", url)):
+            out += ipp_attr("member", "", member) + ipp_attr(tag, "", value)
+        out += ipp_attr("end-collection", "", b"")
+    return out
+
+
+def padded_icc(base, size):
+    """A valid ICC profile of exactly size bytes: base with one more tag (a private
+    signature lcms2 skips) holding zeros; the tag table (ICC.1 §7.3) grows by one entry, so
+    every offset moves by 12, and the header's size follows (§7.2.2; its profile ID, an MD5
+    of the file, is left zero: "not computed")."""
+    count = struct.unpack(">I", base[128:132])[0]
+    table = base[132:132 + 12 * count]
+    body = base[132 + 12 * count:]
+    entries = b"".join(struct.pack(">4sII", table[i:i + 4], struct.unpack(">I", table[i + 4:i + 8])[0] + 12,
+                                   struct.unpack(">I", table[i + 8:i + 12])[0]) for i in range(0, len(table), 12))
+    start = 128 + 4 + 12 * (count + 1) + len(body)
+    start += -start % 4
+    pad = size - start
+    assert pad > 0
+    head = bytearray(base[:128])
+    head[0:4] = struct.pack(">I", size)
+    head[84:100] = bytes(16)
+    out = (bytes(head) + struct.pack(">I", count + 1) + entries + struct.pack(">4sII", b"tnct", start, pad) + body)
+    out += bytes(start - len(out)) + bytes(pad)
+    assert len(out) == size
+    return out
+
+
+class Printers:
+    """Many IPP printers on 127.0.0.1, one path each (/ipp/<key>), answering
+    Get-Printer-Attributes with a printer-uuid and printer-icc-profiles whose URLs this same
+    server serves (/icc/<key>/<name>). A printer made with fickle=True answers a new
+    printer-uuid every time it is asked, as the issue's hostile printer did."""
+
+    def __init__(self):
+        self.printers = {}
+        self.lock = threading.Lock()
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *_args):
+                pass
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                key = self.path.split("?")[0].rsplit("/", 1)[-1]
+                answer = outer._answer(key, body[4:8] if len(body) >= 8 else b"\0\0\0\1")
+                self.send_response(200 if answer else 404)
+                self.send_header("Content-Type", "application/ipp")
+                self.send_header("Content-Length", str(len(answer or b"")))
+                self.end_headers()
+                self.wfile.write(answer or b"")
+
+            def do_GET(self):
+                parts = self.path.split("/")  # "", "icc", key, name
+                data = None
+                with outer.lock:
+                    p = outer.printers.get(parts[2]) if len(parts) == 4 and parts[1] == "icc" else None
+                    if p:
+                        data = dict(p["profiles"]).get(parts[3])
+                self.send_response(200 if data else 404)
+                self.send_header("Content-Type", "application/vnd.iccprofile")
+                self.send_header("Content-Length", str(len(data or b"")))
+                self.end_headers()
+                self.wfile.write(data or b"")
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def add(self, key, profiles, fickle=False):
+        """profiles: [(profile-name, bytes)]."""
+        with self.lock:
+            self.printers[key] = {"profiles": list(profiles), "fickle": fickle, "asked": 0, "uuid": None}
+        return "ipp://127.0.0.1:%d/ipp/%s" % (self.port, key)
+
+    def asked(self, key):
+        """How often the printer answered, and the printer-uuid of its last answer."""
+        with self.lock:
+            return self.printers[key]["asked"], self.printers[key]["uuid"]
+
+    def _answer(self, key, request_id):
+        with self.lock:
+            p = self.printers.get(key)
+            if not p:
+                return None
+            p["asked"] += 1
+            p["uuid"] = self.uuid(key, p["asked"] if p["fickle"] else 0)
+            uuid, profiles = p["uuid"], [name for name, _data in p["profiles"]]
+        base = "http://127.0.0.1:%d/icc/%s/" % (self.port, key)
+        return (b"\x02\x00\x00\x00" + request_id + bytes([IPP_TAG["operation"]]) +
+                ipp_attr("charset", "attributes-charset", "utf-8") +
+                ipp_attr("language", "attributes-natural-language", "en") + bytes([IPP_TAG["printer"]]) +
+                ipp_attr("uri", "printer-uuid", "urn:uuid:" + uuid) +
+                ipp_attr("text", "printer-make-and-model", "Tinct Hostile") +
+                ipp_attr("keyword", "media-type-supported", "stationery") +
+                ipp_profiles([(name, base + name) for name in profiles]) + bytes([IPP_TAG["end"]]))
+
+    @staticmethod
+    def uuid(key, n):
+        """The printer-uuid of printer key's answer n (always 0 unless fickle)."""
+        return "%08x-%04x-4000-8000-%012x" % (zlib.crc32(key.encode()), n, n)
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def vendor_id(uuid, name):
+    return "printer-%s-%s" % (hashlib.md5(("uuid:" + uuid).encode()).hexdigest()[:12], name)
+
+
+def printer_files(env):
+    """The files of <state>/printers/ (count, bytes)."""
+    d = os.path.join(env.state_dir, "printers")
+    names = os.listdir(d) if os.path.isdir(d) else []
+    return len(names), sum(os.lstat(os.path.join(d, n)).st_size for n in names)
+
+
+def expect_files(env, count, what):
+    n, size = printer_files(env)
+    print("    figure: %s: %d files, %d bytes in printers/" % (what, n, size), flush=True)
+    check_eq(n, count, "files in printers/ " + what)
+    return size
+
+
+def metadata(conn, queue):
+    return prop(conn, dev(queue), compat.IFACE_DEVICE, "Metadata")
+
+
+def wait_fetched(conn, printers, key, queue, since):
+    """tinctd took the printer's answer after since (its count of answers): the device
+    shows the uuid of the last one (set after the answer's profiles were registered)."""
+    def done():
+        asked, uuid = printers.asked(key)
+        try:
+            return asked > since and metadata(conn, queue).get("PRINTER_uuid") == uuid
+        except Exception:
+            return False  # the device is not there yet
+    wait_until("tinctd's answer from printer %s on cups-%s" % (key, queue), done)
+    return printers.asked(key)
+
+
+SQUAT = """
+import os, sys
+from gi.repository import Gio, GLib
+conn = Gio.DBusConnection.new_for_address_sync(os.environ["DBUS_SYSTEM_BUS_ADDRESS"],
+    Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+fd = os.open(sys.argv[2], os.O_RDONLY)
+fds = Gio.UnixFDList.new()
+fds.append(fd)
+try:
+    res, _ = conn.call_with_unix_fd_list_sync("org.freedesktop.ColorManager", "/org/freedesktop/ColorManager",
+        "org.freedesktop.ColorManager", "CreateProfileWithFd",
+        GLib.Variant("(ssha{ss})", (sys.argv[1], "normal", 0, {"Filename": sys.argv[2]})),
+        GLib.VariantType.new("(o)"), Gio.DBusCallFlags.NONE, 60000, fds, None)
+    print("created " + res.unpack()[0])
+except GLib.Error as e:
+    print("refused " + (Gio.DBusError.get_remote_error(e) or "") + ": " + e.message)
+"""
+
+
+@test
+def vendor_id_squatted():
+    """a console user takes the id of a printer's vendor profile before the fetch, naming a
+    root-owned file in a directory it cannot write: refused; root's device lists the
+    daemon's profile, cups-filters' lookup returns its file, lpadmin -x leaves the root file"""
+    printers = Printers()
+    plain = open(compat.icc("colord-tests--ibm-t61.icc"), "rb").read()
+    uri = printers.add("squatted", [("stationery", plain)])
+    with compat.TinctEnv(polkit="allow", extra_args=["--fetch-helper", os.environ["TINCT_FETCH"]]) as env:
+        conn = compat.connect(env)
+        signals = Signals(conn)
+        # Root's file in a directory nobody cannot write; nobody can read it (an fd to pass).
+        vault = os.path.join(env.tmp, "vault")
+        os.mkdir(vault, 0o755)
+        precious = os.path.join(vault, "precious.icc")
+        with open(compat.icc("colord-data--AdobeRGB1998.icc"), "rb") as f:
+            precious_bytes = f.read()
+        with open(precious, "wb") as f:
+            f.write(precious_bytes)
+        os.chmod(precious, 0o644)
+        check(os.stat(vault).st_uid == 0 and not os.stat(vault).st_mode & 0o022, "the file's directory is root's alone")
+        # The printer tells anyone its uuid and profile names: the id is computable.
+        uuid = Printers.uuid("squatted", 0)
+        target = vendor_id(uuid, "stationery")
+        r = env.run([compat.PYTHON, "-c", SQUAT, target, precious], as_user="nobody")
+        print("    figure: nobody's CreateProfileWithFd(%s, fd and Filename of %s): %s" % (
+            target, precious, (r.stdout + r.stderr).strip()), flush=True)
+        check(r.stdout.startswith("refused " + compat.IFACE_MANAGER + ".AlreadyExists"),
+              "nobody cannot take the id of a printer's vendor profile")
+        compat.expect_dbus_error(
+            lambda: compat.call(conn, compat.MANAGER_PATH, compat.IFACE_MANAGER, "CreateProfile", "ssa{ss}",
+                                [vendor_id(uuid, "photographic-glossy"), "temp", {}], reply="o"),
+            compat.IFACE_MANAGER + ".AlreadyExists", "nor can root: such ids are the daemon's")
+        cupsd = Cupsd(env, os.path.join(env.tmp, "cups"))
+        try:
+            cupsd.lp("lpadmin", "-p", "Office", "-E", "-v", uri, "-m", "raw")
+            signals.wait("DeviceAdded", dev("Office"))
+            wait_fetched(conn, printers, "squatted", "Office", 0)
+            own = compat.profile_path(target)
+            listed = list(prop(conn, dev("Office"), compat.IFACE_DEVICE, "Profiles"))
+            owners = [prop(conn, p, compat.IFACE_PROFILE, "Owner") for p in listed]
+            print("    figure: root's cups-Office lists %r, owners %r" % (listed, owners), flush=True)
+            check_eq(listed, [own], "root's printer lists the daemon's vendor profile only")
+            check_eq(owners, [0], "owned by root")
+            fallback = ["RGB.Stationery.600dpi", "RGB.Stationery.*", "RGB.*.600dpi", "RGB.*.*", "*"]
+            found = compat.call(conn, dev("Office"), compat.IFACE_DEVICE, "GetProfileForQualifiers", "as", [fallback],
+                                reply="o")[0]
+            found_file = prop(conn, found, compat.IFACE_PROFILE, "Filename")
+            print("    figure: cups-filters' lookup (RGB.Stationery.600dpi) returns %s, Filename %s" % (found, found_file),
+                  flush=True)
+            check_eq(found, own, "cups-filters' lookup returns the daemon's profile")
+            check(found_file.startswith(os.path.join(env.state_dir, "printers") + "/"),
+                  "its Filename is the daemon's file in <state>/printers: " + found_file)
+            check(open(found_file, "rb").read() == plain, "holding the printer's bytes")
+            cupsd.lp("lpadmin", "-x", "Office")
+            signals.wait("DeviceRemoved", dev("Office"))
+            signals.wait("ProfileRemoved", found)
+            survives = os.path.exists(precious) and open(precious, "rb").read() == precious_bytes
+            print("    figure: after lpadmin -x the root-owned %s %s" % (precious, "survives" if survives else "is gone"),
+                  flush=True)
+            check(survives, "root's file is still there, unchanged")
+            check(env.daemon_alive(), "daemon alive")
+        finally:
+            cupsd.stop()
+            printers.stop()
+
+
+@test
+def vendor_files_follow_queues():
+    """<state>/printers/ holds the files of live queues only: a printer answering a new
+    printer-uuid at every restart and when its device URI changes, a queue removed while
+    tinctd was down, lpadmin -x"""
+    printers = Printers()
+    plain = open(compat.icc("colord-tests--ibm-t61.icc"), "rb").read()
+    glossy = open(compat.icc("colord-data--sRGB.icc"), "rb").read()
+    steady_uri = printers.add("steady", [("stationery", plain), ("photographic-glossy", glossy)])
+    fickle_uri = printers.add("fickle", [("stationery", plain), ("photographic-glossy", glossy)], fickle=True)
+    with compat.TinctEnv(polkit="allow", extra_args=["--fetch-helper", os.environ["TINCT_FETCH"]]) as env:
+        conn = compat.connect(env)
+        signals = Signals(conn)
+        cupsd = Cupsd(env, os.path.join(env.tmp, "cups"))
+        try:
+            cupsd.lp("lpadmin", "-p", "Steady", "-E", "-v", steady_uri, "-m", "raw")
+            cupsd.lp("lpadmin", "-p", "Fickle", "-E", "-v", fickle_uri, "-m", "raw")
+            wait_fetched(conn, printers, "steady", "Steady", 0)
+            asked, uuid = wait_fetched(conn, printers, "fickle", "Fickle", 0)
+            expect_files(env, 4, "two printers of two profiles each")
+            # Every restart: the fickle printer answers another printer-uuid, so other ids.
+            for i in (1, 2, 3):
+                env.restart()
+                conn = compat.connect(env)
+                asked, uuid = wait_fetched(conn, printers, "fickle", "Fickle", asked)
+                wait_fetched(conn, printers, "steady", "Steady", 0)
+                expect_files(env, 4, "after restart %d, the fickle printer at its uuid %s" % (i, uuid))
+            # Its queue's device URI changes: asked again, another uuid, the old set goes.
+            cupsd.lp("lpadmin", "-p", "Fickle", "-v", fickle_uri + "?again")
+            asked, uuid = wait_fetched(conn, printers, "fickle", "Fickle", asked)
+            expect_files(env, 4, "after the fickle queue's new device URI, uuid %s" % uuid)
+            gone = prop(conn, dev("Steady"), compat.IFACE_DEVICE, "Profiles")
+            gone_files = [prop(conn, p, compat.IFACE_PROFILE, "Filename") for p in gone]
+            # A queue removed while tinctd is down.
+            env.stop_daemon()
+            cupsd.lp("lpadmin", "-x", "Steady")
+            env.start_daemon()
+            conn = compat.connect(env)
+            asked, uuid = wait_fetched(conn, printers, "fickle", "Fickle", asked)
+            expect_files(env, 2, "after a start without the queue Steady removed meanwhile")
+            check(not any(os.path.exists(f) for f in gone_files), "Steady's files are gone")
+            # lpadmin -x while tinctd runs.
+            signals = Signals(conn)
+            fickle_profiles = list(prop(conn, dev("Fickle"), compat.IFACE_DEVICE, "Profiles"))
+            cupsd.lp("lpadmin", "-x", "Fickle")
+            signals.wait("DeviceRemoved", dev("Fickle"))
+            for p in fickle_profiles:
+                signals.wait("ProfileRemoved", p)
+            expect_files(env, 0, "after lpadmin -x of the last queue")
+            check(env.daemon_alive(), "daemon alive")
+        finally:
+            cupsd.stop()
+            printers.stop()
+
+
+@test
+def vendor_files_capped():
+    """all printers' vendor profile files together: LIMIT_PRINTER_FILES (256) and
+    LIMIT_PRINTER_FILES_BYTES (128 MiB), each at its edge; a profile beyond is not kept"""
+    printers = Printers()
+    small = open(compat.icc(SMALL_ICC), "rb").read()
+    base = open(compat.icc("colord-tests--ibm-t61.icc"), "rb").read()
+    mib = 1024 * 1024
+    with compat.TinctEnv(polkit="allow", extra_args=["--fetch-helper", os.environ["TINCT_FETCH"]]) as env:
+        conn = compat.connect(env)
+        cupsd = Cupsd(env, os.path.join(env.tmp, "cups"))
+        try:
+            # Bytes: two printers of 2 x 30 MiB, then one of exactly the 8 MiB left and one more.
+            for key, sizes in (("big1", (30, 30)), ("big2", (30, 30)), ("big3", (8,))):
+                uri = printers.add(key, [("p%d" % i, padded_icc(base, n * mib)) for i, n in enumerate(sizes)] +
+                                   ([("over", small)] if key == "big3" else []))
+                cupsd.lp("lpadmin", "-p", key, "-E", "-v", uri, "-m", "raw")
+                _asked, uuid = wait_fetched(conn, printers, key, key, 0)
+            size = expect_files(env, 5, "printers of 30, 30, 30, 30, 8 MiB and 640 bytes")
+            check_eq(size, 128 * mib, "exactly LIMIT_PRINTER_FILES_BYTES")
+            check(prop(conn, compat.profile_path(vendor_id(uuid, "p0")), compat.IFACE_PROFILE, "Filename"),
+                  "the profile that fills the cap exactly is kept")
+            compat.expect_dbus_error(
+                lambda: compat.call(conn, compat.MANAGER_PATH, compat.IFACE_MANAGER, "FindProfileById", "s",
+                                    [vendor_id(uuid, "over")], reply="o"),
+                compat.IFACE_MANAGER + ".NotFound", "the one beyond LIMIT_PRINTER_FILES_BYTES is not")
+            for key in ("big1", "big2", "big3"):
+                cupsd.lp("lpadmin", "-x", key)
+            wait_until("the big printers' files swept", lambda: printer_files(env)[0] == 0)
+            # Files: 16 printers of 16 profiles, then one more printer.
+            for i in range(16):
+                uri = printers.add("many%02d" % i, [("p%02d" % j, small) for j in range(16)])
+                cupsd.lp("lpadmin", "-p", "many%02d" % i, "-E", "-v", uri, "-m", "raw")
+            for i in range(16):
+                wait_fetched(conn, printers, "many%02d" % i, "many%02d" % i, 0)
+            expect_files(env, 256, "16 printers offering 16 x 16 profiles")
+            uri = printers.add("one-more", [("p00", small)])
+            cupsd.lp("lpadmin", "-p", "one-more", "-E", "-v", uri, "-m", "raw")
+            _asked, uuid = wait_fetched(conn, printers, "one-more", "one-more", 0)
+            expect_files(env, 256, "and one more printer offering one")
+            compat.expect_dbus_error(
+                lambda: compat.call(conn, compat.MANAGER_PATH, compat.IFACE_MANAGER, "FindProfileById", "s",
+                                    [vendor_id(uuid, "p00")], reply="o"),
+                compat.IFACE_MANAGER + ".NotFound", "the 257th profile is not kept (LIMIT_PRINTER_FILES)")
+            check(env.daemon_alive(), "daemon alive")
+        finally:
+            cupsd.stop()
+            printers.stop()
+
+
 @test
 def cupsd_restart_without_queue():
     """a queue cupsd never registered, taken out of printers.conf while cupsd was stopped:
@@ -62,14 +415,9 @@ def cupsd_restart_without_queue():
             cupsd.lp("lpadmin", "-p", "Gone", "-E", "-v", "file:///dev/null")
             signals.wait("DeviceAdded", dev("Gone"))
 
-            # tinctd's subscription and the listing after it: from then on only a signal
-            # makes tinctd ask cupsd (the safety listing is an hour away).
-            def subscribed_and_listed():
-                ops = [op for op, _status in cupsd.requests()]
-                if "Create-Printer-Subscriptions" not in ops:
-                    return False
-                return "CUPS-Get-Printers" in ops[ops.index("Create-Printer-Subscriptions"):]
-            wait_until("tinctd's subscription and the listing after it", subscribed_and_listed)
+            # From then on only a signal makes tinctd ask cupsd (the safety listing is an
+            # hour away).
+            wait_until("tinctd's subscription and the listing after it", cupsd.subscribed_and_listed)
             check(("Create-Printer-Subscriptions", "successful-ok") in cupsd.requests(), "cupsd took the subscription")
             cupsd.stop()
             conf = os.path.join(root, "printers.conf")
