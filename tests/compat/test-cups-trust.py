@@ -38,6 +38,7 @@ import compat  # noqa: E402
 from compat import check, check_eq, test  # noqa: E402
 from cups_env import Cupsd, Signals, prop, wait_until  # noqa: E402
 import cups_ppd  # noqa: E402
+import ipp_encode  # noqa: E402
 
 
 def dev(queue):
@@ -51,26 +52,7 @@ def devices_of(conn, queue):
 
 # ---- a printer of the test's own -------------------------------------------------------
 
-IPP_TAG = {"operation": 0x01, "printer": 0x04, "end": 0x03, "keyword": 0x44, "uri": 0x45, "charset": 0x47,
-           "language": 0x48, "name": 0x42, "text": 0x41, "begin": 0x34, "end-collection": 0x37, "member": 0x4a}
 SMALL_ICC = "argyll-ref--ClayRGB1998.icm"  # 640 bytes: many of them cost little
-
-
-def ipp_attr(tag, name, value):
-    """One attribute value (RFC 8010 §3.1.4): tag, name, value, each length-prefixed."""
-    name, value = name.encode(), value if isinstance(value, bytes) else value.encode()
-    return struct.pack(">BH", IPP_TAG[tag], len(name)) + name + struct.pack(">H", len(value)) + value
-
-
-def ipp_profiles(entries):
-    """printer-icc-profiles (PWG 5100.13): one collection per (profile-name, profile-url)."""
-    out = b""
-    for i, (name, url) in enumerate(entries):
-        out += ipp_attr("begin", "printer-icc-profiles" if i == 0 else "", b"")
-        for member, tag, value in (("profile-name", "name", name), ("profile-url", "uri", url)):
-            out += ipp_attr("member", "", member) + ipp_attr(tag, "", value)
-        out += ipp_attr("end-collection", "", b"")
-    return out
 
 
 def padded_icc(base, size):
@@ -114,7 +96,7 @@ class Printers:
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 key = self.path.split("?")[0].rsplit("/", 1)[-1]
-                answer = outer._answer(key, body[4:8] if len(body) >= 8 else b"\0\0\0\1")
+                answer = outer._answer(key, body)
                 self.send_response(200 if answer else 404)
                 self.send_header("Content-Type", "application/ipp")
                 self.send_header("Content-Length", str(len(answer or b"")))
@@ -149,7 +131,7 @@ class Printers:
         with self.lock:
             return self.printers[key]["asked"], self.printers[key]["uuid"]
 
-    def _answer(self, key, request_id):
+    def _answer(self, key, request):
         with self.lock:
             p = self.printers.get(key)
             if not p:
@@ -158,13 +140,10 @@ class Printers:
             p["uuid"] = self.uuid(key, p["asked"] if p["fickle"] else 0)
             uuid, profiles = p["uuid"], [name for name, _data in p["profiles"]]
         base = "http://127.0.0.1:%d/icc/%s/" % (self.port, key)
-        return (b"\x02\x00\x00\x00" + request_id + bytes([IPP_TAG["operation"]]) +
-                ipp_attr("charset", "attributes-charset", "utf-8") +
-                ipp_attr("language", "attributes-natural-language", "en") + bytes([IPP_TAG["printer"]]) +
-                ipp_attr("uri", "printer-uuid", "urn:uuid:" + uuid) +
-                ipp_attr("text", "printer-make-and-model", "Tinct Hostile") +
-                ipp_attr("keyword", "media-type-supported", "stationery") +
-                ipp_profiles([(name, base + name) for name in profiles]) + bytes([IPP_TAG["end"]]))
+        return ipp_encode.printer_answer(request, ipp_encode.attr("uri", "printer-uuid", "urn:uuid:" + uuid) +
+                                         ipp_encode.attr("text", "printer-make-and-model", "Tinct Hostile") +
+                                         ipp_encode.attr("keyword", "media-type-supported", "stationery") +
+                                         ipp_encode.icc_profiles([(name, base + name) for name in profiles]))
 
     @staticmethod
     def uuid(key, n):
