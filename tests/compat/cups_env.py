@@ -8,6 +8,7 @@ tinctd's CUPS_SERVER at <tmp>/cups/cups.sock, so a Cupsd rooted at <tmp>/cups is
 daemon follows."""
 
 import os
+import re
 import subprocess
 import time
 
@@ -82,6 +83,17 @@ class Cupsd:
         if "Create-Printer-Subscriptions" not in ops:
             return False
         return "CUPS-Get-Printers" in ops[ops.index("Create-Printer-Subscriptions"):]
+
+    def take_out_of_conf(self, queue):
+        """Takes the queue out of printers.conf, as an administrator would while cupsd is
+        stopped; returns how many entries went (1)."""
+        conf = os.path.join(self.root, "printers.conf")
+        with open(conf) as f:
+            text = f.read()
+        text, n = re.subn(r"<Printer %s>.*?</Printer>\n" % re.escape(queue), "", text, flags=re.S)
+        with open(conf, "w") as f:
+            f.write(text)
+        return n
 
     def _wait_ready(self):
         # Ready when the scheduler answers on its socket (lpstat -r asks it).

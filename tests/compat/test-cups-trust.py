@@ -27,7 +27,6 @@ profiles from the same host. Skips only where cupsd cannot run (not installed, o
 import hashlib
 import http.server
 import os
-import re
 import struct
 import sys
 import threading
@@ -399,13 +398,7 @@ def cupsd_restart_without_queue():
             wait_until("tinctd's subscription and the listing after it", cupsd.subscribed_and_listed)
             check(("Create-Printer-Subscriptions", "successful-ok") in cupsd.requests(), "cupsd took the subscription")
             cupsd.stop()
-            conf = os.path.join(root, "printers.conf")
-            with open(conf) as f:
-                text = f.read()
-            text, n = re.subn(r"<Printer Gone>.*?</Printer>\n", "", text, flags=re.S)
-            check_eq(n, 1, "the queue Gone taken out of printers.conf while cupsd is stopped")
-            with open(conf, "w") as f:
-                f.write(text)
+            check_eq(cupsd.take_out_of_conf("Gone"), 1, "the queue Gone taken out of printers.conf while cupsd is stopped")
             check_eq(devices_of(conn, "Gone"), [dev("Gone")], "its device is still there meanwhile")
             mark = signals.mark()
             cupsd = Cupsd(env, root)
