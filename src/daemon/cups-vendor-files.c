@@ -28,18 +28,17 @@ static int for_each_file(const char *state_dir, int (*f)(int dfd, const char *na
         _cleanup_free_ char *dir = NULL;
         if (asprintf(&dir, "%s/" SUBDIR, state_dir) < 0)
                 return -ENOMEM;
-        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
         if (dfd < 0)
                 return -errno;
-        int copy = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
-        DIR *d = copy >= 0 ? fdopendir(copy) : NULL;
-        if (!d) {
-                int r = -errno;
-                if (copy >= 0)
-                        close(copy);
-                close(dfd);
-                return r;
-        }
+        /* The stream gets a copy of its own (closedir() closes it); dfd names the entries. */
+        _cleanup_close_ int copy = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+        if (copy < 0)
+                return -errno;
+        DIR *d = fdopendir(copy);
+        if (!d)
+                return -errno;
+        TAKE_FD(copy);
         int r = 0;
         struct dirent *de;
         while (r >= 0 && (errno = 0, de = readdir(d))) {
@@ -58,7 +57,6 @@ static int for_each_file(const char *state_dir, int (*f)(int dfd, const char *na
         if (r >= 0 && errno != 0)
                 r = -errno;
         closedir(d);
-        close(dfd);
         return r;
 }
 
