@@ -25,6 +25,15 @@
  * bounded above): far beyond what the bounds allow, far below what could hurt. */
 #define LIMIT_CREATE_ARGS_WIRE (2u * 1024 * 1024)
 
+/* The files of printers' vendor profiles in <state>/printers/, all printers together
+ * (docs/printers.md): one printer's answer is capped by tinct-fetch (16 profiles, 64 MiB),
+ * but every network printer cups-browsed makes a queue for is one more. 256 files is 16
+ * printers offering the most profiles one answer may carry; 128 MiB two printers at the
+ * helper's cap, dozens with real vendor profiles (a few MiB each). A profile beyond either
+ * is not kept (one log line); the printers already served keep theirs. */
+#define LIMIT_PRINTER_FILES 256
+#define LIMIT_PRINTER_FILES_BYTES (128ull * 1024 * 1024)
+
 /* SANE listings (docs/scanners.md, "Rescan on demand"): each runs the helper, its backends
  * and one request to every configured eSCL scanner, and anyone may ask for one. At most
  * this many start in any minute, whoever asks (Rescan, udev events, the start); callers in
