@@ -348,25 +348,26 @@ static void on_vendor_written(int r, uint8_t *data, size_t size, void *userdata)
         vendor_next(q);
 }
 
-/* The writes under way, of every queue's and of gone queues': their files and bytes count
- * against the directory's cap before they are there. */
-static void vendor_writes_pending(CupsWatch *w, size_t *ret_files, uint64_t *ret_bytes) {
-        size_t files = 0;
+/* The writes under way, of every queue's and of gone queues': their paths (appended to
+ * *paths) and bytes together. */
+static int vendor_writes(CupsWatch *w, char ***paths, uint64_t *ret_bytes) {
         uint64_t bytes = 0;
         const VendorParse *v;
         void *it = NULL, *e;
         while (hashmap_iterate(w->queues, &it, NULL, &e))
                 LIST_FOREACH(&((CupsQueue *) e)->parsing, v, VendorParse, link)
                         if (v->write) {
-                                files++;
+                                if (strv_extend(paths, v->path) < 0)
+                                        return -ENOMEM;
                                 bytes += v->size;
                         }
         LIST_FOREACH(&w->landing, v, VendorParse, link) {
-                files++;
+                if (strv_extend(paths, v->path) < 0)
+                        return -ENOMEM;
                 bytes += v->size;
         }
-        *ret_files = files;
         *ret_bytes = bytes;
+        return 0;
 }
 
 /* A parsed vendor profile's file, written by a thread of its own (file-writer.h): a file,
@@ -377,10 +378,11 @@ static int vendor_profile_write(CupsQueue *q, VendorParse *v, uint8_t *icc, size
         Manager *m = q->watch->manager;
         if (manager_find_profile_by_id(m, v->id))
                 return vendor_profile_exists(q, v->id, v->name);
-        size_t files;
+        _cleanup_strv_free_ char **writing = NULL;
         uint64_t bytes;
-        vendor_writes_pending(q->watch, &files, &bytes);
-        int r = cups_vendor_files_reserve(m->config.state_dir, v->id, icc_len, files, bytes, &v->path);
+        int r = vendor_writes(q->watch, &writing, &bytes);
+        if (r >= 0)
+                r = cups_vendor_files_reserve(m->config.state_dir, v->id, icc_len, writing, bytes, &v->path);
         if (r == -EDQUOT) {
                 log_warning("Printer %s: profile %s (%zu bytes) is not kept: the printers' vendor profiles would "
                             "be more than %u files or %llu MiB together (docs/printers.md)", q->name, v->name,
@@ -487,19 +489,11 @@ static void sweep_vendor_files(CupsWatch *w) {
         LIST_FOREACH(&m->profiles, p, Profile, link)
                 if (p->printer_vendor && p->filename && strv_extend(&keep, p->filename) < 0)
                         return (void) log_oom(); /* keep = a part: nothing may go */
-        const VendorParse *v;
-        void *it = NULL, *e;
-        while (hashmap_iterate(w->queues, &it, NULL, &e))
-                LIST_FOREACH(&((CupsQueue *) e)->parsing, v, VendorParse, link)
-                        if (v->write && strv_extend(&keep, v->path) < 0)
-                                return (void) log_oom();
-        LIST_FOREACH(&w->landing, v, VendorParse, link)
-                if (strv_extend(&keep, v->path) < 0)
-                        return (void) log_oom();
-        size_t n = 0, writing;
+        size_t n = 0, before = strv_length(keep);
         uint64_t bytes;
-        vendor_writes_pending(w, &writing, &bytes);
-        int r = cups_vendor_files_sweep(m->config.state_dir, keep, writing > 0, &n);
+        if (vendor_writes(w, &keep, &bytes) < 0)
+                return (void) log_oom();
+        int r = cups_vendor_files_sweep(m->config.state_dir, keep, strv_length(keep) > before, &n);
         if (r < 0)
                 log_warning_errno(r, "Cannot sweep %s/printers of the files no printer uses: %m", m->config.state_dir);
         else if (n > 0)

@@ -65,6 +65,7 @@ typedef struct Tally {
         char *const *keep;      /* sweep: the paths that stay */
         bool keep_hidden;       /* sweep: temporary files stay (writes under way) */
         const char *skip;       /* usage: the name about to be replaced */
+        char *const *writing;   /* usage: the paths being written, counted apart */
         size_t files;
         uint64_t bytes;
 } Tally;
@@ -89,8 +90,14 @@ static int remove_one(int dfd, const char *name, const struct stat *st, void *us
 
 static int count_one(int dfd, const char *name, const struct stat *st, void *userdata) {
         Tally *t = userdata;
-        /* A hidden file is a write's temporary one: the write counts as pending instead. */
-        if (!streq(name, t->skip) && name[0] != '.') {
+        /* A hidden file is a write's temporary one, and a file being written may be there
+         * already (renamed into place, not yet answered): the writes count apart, once. */
+        if (streq(name, t->skip) || name[0] == '.')
+                return 0;
+        _cleanup_free_ char *path = NULL;
+        if (asprintf(&path, "%s/%s", t->dir, name) < 0)
+                return -ENOMEM;
+        if (!strv_contains(t->writing, path)) {
                 t->files++;
                 t->bytes += (uint64_t) st->st_size;
         }
@@ -120,8 +127,8 @@ int cups_vendor_files_sweep(const char *state_dir, char *const *keep, bool keep_
         return r == -ENOENT ? 0 : r;
 }
 
-int cups_vendor_files_reserve(const char *state_dir, const char *id, size_t len, size_t pending_files,
-                              uint64_t pending_bytes, char **ret_path) {
+int cups_vendor_files_reserve(const char *state_dir, const char *id, size_t len, char *const *writing,
+                              uint64_t writing_bytes, char **ret_path) {
         _cleanup_free_ char *dir = NULL, *path = NULL;
         char hex[33], name[40];
         md5_hex(id, strlen(id), hex);
@@ -132,12 +139,12 @@ int cups_vendor_files_reserve(const char *state_dir, const char *id, size_t len,
                 return -errno;
         /* What the directory holds now, not a count kept beside it: whatever happened to it
          * (a sweep, a crash, an administrator), the cap is on what is there. */
-        Tally t = { .skip = name };
+        Tally t = { .dir = dir, .skip = name, .writing = writing };
         int r = for_each_file(state_dir, count_one, &t);
         if (r < 0)
                 return r;
-        if (t.files + pending_files + 1 > LIMIT_PRINTER_FILES ||
-            t.bytes + pending_bytes + len > LIMIT_PRINTER_FILES_BYTES)
+        if (t.files + strv_length(writing) + 1 > LIMIT_PRINTER_FILES ||
+            t.bytes + writing_bytes + len > LIMIT_PRINTER_FILES_BYTES)
                 return -EDQUOT;
         *ret_path = TAKE_PTR(path);
         return 0;

@@ -20,12 +20,13 @@ int cups_vendor_files_clear(const char *state_dir, size_t *ret_files, uint64_t *
 
 /* The path of the profile of this id, for a write of len bytes the caller then makes
  * (atomically, off the loop: file-writer.h), creating the directory: 0 with *ret_path
- * (caller frees), -EDQUOT when the directory's files with the writes under way
- * (pending_files, pending_bytes; their hidden temporary files are not counted) and this one
- * would be more than LIMIT_PRINTER_FILES or LIMIT_PRINTER_FILES_BYTES (the file of this id
- * already there counts as replaced), or another negative errno. */
-int cups_vendor_files_reserve(const char *state_dir, const char *id, size_t len, size_t pending_files,
-                              uint64_t pending_bytes, char **ret_path);
+ * (caller frees), -EDQUOT when the directory's files with the writes under way (the paths
+ * in writing, NULL-terminated or NULL, writing_bytes together: counted once, whether their
+ * file or its hidden temporary one is there yet or not) and this one would be more than
+ * LIMIT_PRINTER_FILES or LIMIT_PRINTER_FILES_BYTES (the file of this id already there
+ * counts as replaced), or another negative errno. */
+int cups_vendor_files_reserve(const char *state_dir, const char *id, size_t len, char *const *writing,
+                              uint64_t writing_bytes, char **ret_path);
 
 /* Every file of the directory whose path is not in keep (a NULL-terminated list of the
  * Filenames of live vendor profiles and of the writes under way) goes, but the hidden
