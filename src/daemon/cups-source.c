@@ -59,6 +59,7 @@ typedef struct VendorParse {
         char *path;             /* the file being written (write), then its Filename */
         size_t size;
         FileWrite *write;
+        uint8_t *held;          /* its bytes, while a gone queue's write of the same path ends */
 } VendorParse;
 
 static VendorParse *vendor_parse_free(VendorParse *v) {
@@ -68,6 +69,7 @@ static VendorParse *vendor_parse_free(VendorParse *v) {
         parser_call_cancel(v->call);
         file_write_cancel(v->write);
         icc_info_free(v->info);
+        free(v->held);
         free(v->path);
         free(v->id);
         free(v->name);
@@ -324,6 +326,36 @@ static int vendor_profile_add(CupsQueue *q, VendorParse *v) {
         return strv_extend(&q->vendor_profiles, id);
 }
 
+static void on_vendor_written(int r, uint8_t *data, size_t size, void *userdata);
+
+/* Hands the bytes to a writer thread (file-writer.h). 1 when the write started. */
+static int vendor_write_start(VendorParse *v, uint8_t *data) {
+        int r = file_write_atomic_async(v->watch->manager->event, v->path, data, v->size, 0644, WRITE_SKIP_IF_SAME,
+                                        on_vendor_written, v, &v->write);
+        return r < 0 ? r : 1;
+}
+
+/* A queue's profile whose path a gone queue's write held (vendor_profile_write) is written
+ * now, after it: so the later answer's bytes are the ones that stay. */
+static void vendor_write_held(CupsWatch *w, const char *path) {
+        void *it = NULL, *e;
+        while (hashmap_iterate(w->queues, &it, NULL, &e)) {
+                CupsQueue *q = e;
+                VendorParse *v;
+                LIST_FOREACH(&q->parsing, v, VendorParse, link) {
+                        if (!v->held || !streq(v->path, path))
+                                continue;
+                        int r = vendor_write_start(v, TAKE_PTR(v->held));
+                        if (r >= 0)
+                                return;
+                        log_warning_errno(r, "Printer %s: cannot write the file of profile %s: %m", q->name, v->name);
+                        vendor_parse_free(v);
+                        vendor_next(q);
+                        return; /* one queue's profile per path at most */
+                }
+        }
+}
+
 static void on_vendor_written(int r, uint8_t *data, size_t size, void *userdata) {
         VendorParse *v = userdata;
         CupsQueue *q = v->queue;
@@ -332,7 +364,9 @@ static void on_vendor_written(int r, uint8_t *data, size_t size, void *userdata)
         v->write = NULL; /* answered: nothing to cancel */
         if (!q) { /* the queue went meanwhile: so does the file, with whatever else is unnamed */
                 CupsWatch *w = v->watch;
+                _cleanup_free_ char *path = TAKE_PTR(v->path);
                 vendor_parse_free(v);
+                vendor_write_held(w, path);
                 sweep_vendor_files(w);
                 return;
         }
@@ -356,7 +390,7 @@ static int vendor_writes(CupsWatch *w, char ***paths, uint64_t *ret_bytes) {
         void *it = NULL, *e;
         while (hashmap_iterate(w->queues, &it, NULL, &e))
                 LIST_FOREACH(&((CupsQueue *) e)->parsing, v, VendorParse, link)
-                        if (v->write) {
+                        if (v->write || v->held) {
                                 if (strv_extend(paths, v->path) < 0)
                                         return -ENOMEM;
                                 bytes += v->size;
@@ -393,9 +427,15 @@ static int vendor_profile_write(CupsQueue *q, VendorParse *v, uint8_t *icc, size
                 return log_warning_errno(r, "Printer %s: cannot write the file of profile %s in %s/printers: %m",
                                          q->name, v->name, m->config.state_dir);
         v->size = icc_len;
-        r = file_write_atomic_async(m->event, v->path, TAKE_PTR(owned), icc_len, 0644, WRITE_SKIP_IF_SAME,
-                                    on_vendor_written, v, &v->write);
-        return r < 0 ? r : 1;
+        /* A queue of the same name that went had its write of this path under way (removed
+         * and added again within it): this one waits for it, so that its bytes stay. */
+        const VendorParse *l;
+        LIST_FOREACH(&q->watch->landing, l, VendorParse, link)
+                if (streq(l->path, v->path)) {
+                        v->held = TAKE_PTR(owned);
+                        return 1; /* vendor_write_held() goes on */
+                }
+        return vendor_write_start(v, TAKE_PTR(owned));
 }
 
 static void on_vendor_parsed(int r, IccInfo *info, const char *why, uint8_t *data, size_t size, void *userdata) {
