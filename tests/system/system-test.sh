@@ -217,7 +217,9 @@ inside sh -c 'cd /tmp/autopkgtest && for t in $(cut -d" " -f1 summary); do
 step "purge, colord again"
 inside env DEBIAN_FRONTEND=noninteractive apt-get purge -y tinct libtinct0 libtinct-dev >"$run_dir/purge.log" 2>&1 ||
         { cat "$run_dir/purge.log"; fail "purge"; }
-left=$(inside sh -c 'ls -d /var/lib/tinct /run/tinct* /etc/tinct* 2>/dev/null; dpkg -S tinct 2>/dev/null')
+left=$(inside sh -c 'ls -d /var/lib/tinct /run/tinct-* /etc/systemd/system/*/tinct* /etc/systemd/user/*/tinct* \
+        /etc/systemd/system/dbus-org.freedesktop.ColorManager.service /var/lib/systemd/deb-systemd-helper-enabled/*tinct* \
+        2>/dev/null; dpkg -S tinct 2>/dev/null')
 [ -z "$left" ] || fail "the purge left: $left"
 inside env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends colord >"$run_dir/colord.log" 2>&1 ||
         { cat "$run_dir/colord.log"; fail "colord installed again"; }
