@@ -204,6 +204,9 @@ sed -n '/^The following packages will be REMOVED:/,/^[^ ]/p;/^The following NEW 
 inside dpkg-query -W -f='  ${Package}: ${db:Status-Abbrev}\n' colord colord-sensor-argyll colord-data libcolord2 \
         cups cups-filters xiccd 2>&1
 inside dpkg --audit | grep . && fail "dpkg --audit: packages not fully installed"
+# Started by the package, not by a test's call: its own user owns the bus name at once.
+inside systemctl is-active -q tinct.service || { inside journalctl -u tinct.service -n 20 --no-pager; fail "tinct.service is not running after the installation"; }
+inside busctl --system status org.freedesktop.ColorManager | grep -q '^Comm=tinctd$' || fail "tinctd does not own org.freedesktop.ColorManager"
 
 step "debian/tests (autopkgtest, null runner)"
 inside autopkgtest --no-built-binaries --output-dir /tmp/autopkgtest /srv/tinct/src -- null >"$run_dir/autopkgtest.log" 2>&1
