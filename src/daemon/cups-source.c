@@ -10,19 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sys/stat.h>
-
 #include "cups-fetch.h"
 #include "cups-ipp.h"
 #include "cups-notify.h"
 #include "cups-printer.h"
 #include "cups-qualifier.h"
+#include "cups-vendor-files.h"
 #include "daemon-dbus.h"
 #include "device.h"
-#include "fileio.h"
 #include "log.h"
 #include "time-util.h"
-#include "md5.h"
 #include "parser.h"
 #include "profile.h"
 #include "strv.h"
@@ -36,12 +33,39 @@ typedef struct CupsQueue {
         CupsWatch *watch;
         char *device_uri;
         char *fetched_uri;      /* the printer URI last asked by tinct-fetch */
-        FetchRun *run;
+        FetchRun *run;          /* asking the printer, then until its profiles are parsed (the bytes are its) */
+        FetchReply *reply;      /* its answer, while its profiles are parsed one at a time */
+        size_t next_profile;    /* in reply */
         char *uuid;             /* the printer's own printer-uuid, lower case */
         char *identity;         /* cups_identity(): the key its hard choices are kept under too */
         char **vendor_profiles; /* ids of the profiles made from printer-icc-profiles */
+        char **previous_profiles; /* an earlier answer's, released once this answer's are in */
+        List parsing;           /* VendorParse: its vendor profile in a parser process */
         Device *decorated;      /* the device that got the identity and vendor profiles last */
 } CupsQueue;
+
+/* A vendor profile being parsed: asynchronously, so that what a printer sends delays no
+ * client (docs/sandbox.md, "Who waits"). */
+typedef struct VendorParse {
+        CupsQueue *queue;
+        ListLink link;          /* in CupsQueue.parsing */
+        char *id, *name, *url;
+        char **media_types;
+        ParserCall *call;
+} VendorParse;
+
+static VendorParse *vendor_parse_free(VendorParse *v) {
+        if (!v)
+                return NULL;
+        list_unlink(&v->queue->parsing, &v->link);
+        parser_call_cancel(v->call);
+        free(v->id);
+        free(v->name);
+        free(v->url);
+        strv_free(v->media_types);
+        free(v);
+        return NULL;
+}
 
 struct CupsWatch {
         Manager *manager;
@@ -64,6 +88,11 @@ static const char *const requested[] = {
 
 static CupsQueue *queue_free(CupsQueue *q) {
         if (q) {
+                while (q->parsing.size > 0)
+                        vendor_parse_free(list_entry(q->parsing.head.next, VendorParse, link));
+                if (q->reply)
+                        fetch_reply_done(q->reply);
+                free(q->reply);
                 fetch_run_free(q->run);
                 free(q->name);
                 free(q->signature);
@@ -72,6 +101,7 @@ static CupsQueue *queue_free(CupsQueue *q) {
                 free(q->uuid);
                 free(q->identity);
                 strv_free(q->vendor_profiles);
+                strv_free(q->previous_profiles);
                 free(q);
         }
         return NULL;
@@ -187,6 +217,13 @@ static void restore_identity_choices(Manager *m, Device *d, const char *identity
         }
 }
 
+/* A vendor profile the source made, by id: never another's profile that holds the id
+ * (docs/printers.md, "Vendor profiles are the daemon's"). */
+static Profile *find_vendor_profile(Manager *m, const char *id) {
+        Profile *p = manager_find_profile_by_id(m, id);
+        return p && p->printer_vendor ? p : NULL;
+}
+
 /* The identity as metadata, the vendor profiles as soft ones, the identity's choices: on
  * whichever device of the queue's id lives now (tinct's or cupsd's). */
 static void decorate(CupsWatch *w, CupsQueue *q, bool force) {
@@ -206,7 +243,7 @@ static void decorate(CupsWatch *w, CupsQueue *q, bool force) {
                 device_emit_properties(d, "Metadata", NULL);
         bool added = false;
         STRV_FOREACH(pid, q->vendor_profiles) {
-                Profile *p = manager_find_profile_by_id(m, *pid);
+                Profile *p = find_vendor_profile(m, *pid);
                 if (p && !device_find_profile(d, p) && device_add_profile(d, p, false, now(CLOCK_REALTIME)) >= 0)
                         added = true;
         }
@@ -218,49 +255,49 @@ static void decorate(CupsWatch *w, CupsQueue *q, bool force) {
                 restore_identity_choices(m, d, q->identity);
 }
 
-static char *vendor_profile_id(const CupsQueue *q, const char *name) {
-        char *id;
-        if (q->identity) {
-                /* By identity, so that a choice of it survives the queue (docs/printers.md). */
-                char hex[33];
-                md5_hex(q->identity, strlen(q->identity), hex);
-                return asprintf(&id, "printer-%.12s-%s", hex, name) < 0 ? NULL : id;
-        }
-        return asprintf(&id, "cups-%s-%s", q->name, name) < 0 ? NULL : id;
+static void vendor_next(CupsQueue *q);
+
+/* A profile of the id exists: the daemon's (another queue of the same printer made it, or
+ * an answer parsed meanwhile), which the queue lists too; or another's, which is never
+ * adopted nor its file deleted: clients cannot take such an id (manager-dbus.c), so it is
+ * one stored before that rule, and the printer's profile waits until the id is free. */
+static int vendor_profile_exists(CupsQueue *q, const char *id, const char *name) {
+        Profile *p = manager_find_profile_by_id(q->watch->manager, id);
+        if (p->printer_vendor)
+                return strv_contains(q->vendor_profiles, id) ? 0 : strv_extend(&q->vendor_profiles, id);
+        log_warning("Printer %s: profile id %s is held by a profile tinctd did not make (owner %u); the printer's "
+                    "profile %s is not registered", q->name, id, (unsigned) p->owner, name);
+        return 0;
 }
 
-static int vendor_profile(CupsWatch *w, CupsQueue *q, const FetchProfile *f, char *const *media_types) {
-        Manager *m = w->manager;
-        _cleanup_free_ char *id = vendor_profile_id(q, f->name);
-        if (!id)
-                return -ENOMEM;
+/* The rest of a vendor profile once parsed: its file and its profile object. */
+static int vendor_profile_add(CupsQueue *q, const VendorParse *v, const IccInfo *info, const uint8_t *icc,
+                              size_t icc_len) {
+        Manager *m = q->watch->manager;
+        const char *id = v->id;
         if (manager_find_profile_by_id(m, id))
-                return strv_contains(q->vendor_profiles, id) ? 0 : strv_extend(&q->vendor_profiles, id);
-        _cleanup_(icc_info_freep) IccInfo *info = NULL;
-        _cleanup_free_ char *why = NULL;
-        int r = parser_icc_info(m->parser, f->icc, f->icc_len, 0, &info, &why);
-        if (r < 0) {
-                log_warning("Printer %s: profile %s from %s is not a usable ICC profile: %s", q->name, f->name, f->url,
-                            why ?: strerror(-r));
+                return vendor_profile_exists(q, id, v->name);
+        /* A file, because print filters read a profile by its Filename; written and
+         * registered in this one callback, so no sweep sees it unnamed (one the source fails
+         * to register is swept once the answer is in: vendor_next). */
+        _cleanup_free_ char *path = NULL;
+        int r = cups_vendor_files_write(m->config.state_dir, id, icc, icc_len, &path);
+        if (r == -EDQUOT) {
+                log_warning("Printer %s: profile %s (%zu bytes) is not kept: the printers' vendor profiles would "
+                            "be more than %u files or %llu MiB together (docs/printers.md)", q->name, v->name,
+                            icc_len, (unsigned) LIMIT_PRINTER_FILES, LIMIT_PRINTER_FILES_BYTES >> 20);
                 return 0;
         }
-        /* A file, because print filters read a profile by its Filename. */
-        _cleanup_free_ char *dir = NULL, *path = NULL;
-        char hex[33];
-        md5_hex(id, strlen(id), hex);
-        if (asprintf(&dir, "%s/printers", m->config.state_dir) < 0 || asprintf(&path, "%s/%s.icc", dir, hex) < 0)
-                return -ENOMEM;
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                return log_warning_errno(errno, "Cannot create %s: %m", dir);
-        r = write_file_atomic(path, f->icc, f->icc_len, 0644, WRITE_SKIP_IF_SAME);
         if (r < 0)
-                return log_warning_errno(r, "Cannot write %s: %m", path);
-        _cleanup_free_ char *qualifier = cups_profile_qualifier(f->name, info->colorspace, media_types);
+                return log_warning_errno(r, "Printer %s: cannot write the file of profile %s in %s/printers: %m",
+                                         q->name, v->name, m->config.state_dir);
+        _cleanup_free_ char *qualifier = cups_profile_qualifier(v->name, info->colorspace, v->media_types);
         _cleanup_(profile_freep) Profile *p = NULL;
         if (!qualifier || profile_new(m, id, 0, SCOPE_NORMAL, &p) < 0)
                 return -ENOMEM;
-        r = profile_set_file(p, path, info, (const char *const[]) { "PRINTER_profile_name", f->name,
-                                                                    "PRINTER_profile_url", f->url, NULL });
+        p->printer_vendor = true;
+        r = profile_set_file(p, path, info, (const char *const[]) { "PRINTER_profile_name", v->name,
+                                                                    "PRINTER_profile_url", v->url, NULL });
         if (r >= 0)
                 r = profile_set_property(p, "Qualifier", qualifier, NULL);
         if (r >= 0)
@@ -271,13 +308,129 @@ static int vendor_profile(CupsWatch *w, CupsQueue *q, const FetchProfile *f, cha
         if (r < 0)
                 return r;
         TAKE_PTR(p);
-        log_info("Printer %s: vendor profile %s (%s) as %s", q->name, f->name, qualifier, id);
+        log_info("Printer %s: vendor profile %s (%s) as %s", q->name, v->name, qualifier, id);
         return strv_extend(&q->vendor_profiles, id);
+}
+
+static void on_vendor_parsed(int r, IccInfo *info, const char *why, uint8_t *data, size_t size, void *userdata) {
+        VendorParse *v = userdata;
+        CupsQueue *q = v->queue;
+        _cleanup_(icc_info_freep) IccInfo *owned_info = info;
+        _cleanup_free_ uint8_t *owned_data = data;
+
+        v->call = NULL; /* answered: nothing to cancel */
+        if (r < 0)
+                log_warning("Printer %s: profile %s from %s is not a usable ICC profile: %s", q->name, v->name, v->url,
+                            why ?: strerror(-r));
+        else {
+                r = vendor_profile_add(q, v, info, data, size);
+                if (r < 0)
+                        log_warning_errno(r, "Printer %s: cannot register profile %s: %m", q->name, v->name);
+        }
+        vendor_parse_free(v);
+        vendor_next(q);
+}
+
+/* Starts the parse of one vendor profile (the bytes copied: they are the reply's), or notes
+ * one that exists already. */
+static int vendor_profile(CupsWatch *w, CupsQueue *q, const FetchProfile *f, char *const *media_types) {
+        Manager *m = w->manager;
+        _cleanup_free_ char *id = cups_vendor_profile_id(q->identity, q->name, f->name);
+        if (!id)
+                return -ENOMEM;
+        if (manager_find_profile_by_id(m, id))
+                return vendor_profile_exists(q, id, f->name);
+        VendorParse *v = calloc(1, sizeof *v);
+        if (!v)
+                return -ENOMEM;
+        v->queue = q;
+        list_append(&q->parsing, &v->link);
+        v->id = TAKE_PTR(id);
+        v->name = strdup(f->name);
+        v->url = strdup(f->url);
+        v->media_types = strv_copy(media_types);
+        uint8_t *icc = malloc(f->icc_len ?: 1);
+        if (icc)
+                memcpy(icc, f->icc, f->icc_len);
+        if (!v->name || !v->url || (media_types && !v->media_types) || !icc) {
+                free(icc);
+                vendor_parse_free(v);
+                return -ENOMEM;
+        }
+        int r = parser_icc_info_async(m->parser, icc, f->icc_len, 0, on_vendor_parsed, v, &v->call);
+        if (r < 0)
+                vendor_parse_free(v);
+        return r;
+}
+
+static bool vendor_profile_held(CupsWatch *w, const char *id) {
+        void *it = NULL, *v;
+        while (hashmap_iterate(w->queues, &it, NULL, &v)) {
+                const CupsQueue *q = v;
+                if (strv_contains(q->vendor_profiles, id) || strv_contains(q->previous_profiles, id))
+                        return true;
+        }
+        return false;
+}
+
+/* The vendor profiles of these ids that no queue lists any more go, their files before the
+ * ProfileRemoved; a profile of such an id that the source did not make is never touched
+ * (docs/printers.md). */
+static void release_vendor_profiles(CupsWatch *w, char *const *ids) {
+        STRV_FOREACH(pid, ids) {
+                Profile *p = vendor_profile_held(w, *pid) ? NULL : find_vendor_profile(w->manager, *pid);
+                if (!p)
+                        continue;
+                if (p->filename)
+                        cups_vendor_files_remove(w->manager->config.state_dir, p->filename);
+                manager_remove_profile(w->manager, p);
+        }
+}
+
+/* <state>/printers/ holds the files of live vendor profiles only (cups-vendor-files.h). Runs
+ * where profiles went or an answer is in; a file is written and its profile registered in
+ * one callback (vendor_profile_add), so a parse still running elsewhere has none yet. */
+static void sweep_vendor_files(CupsWatch *w) {
+        Manager *m = w->manager;
+        _cleanup_strv_free_ char **keep = NULL;
+        Profile *p;
+        LIST_FOREACH(&m->profiles, p, Profile, link)
+                if (p->printer_vendor && p->filename && strv_extend(&keep, p->filename) < 0)
+                        return (void) log_oom(); /* keep = a part: nothing may go */
+        size_t n = 0;
+        int r = cups_vendor_files_sweep(m->config.state_dir, keep, &n);
+        if (r < 0)
+                log_warning_errno(r, "Cannot sweep %s/printers of the files no printer uses: %m", m->config.state_dir);
+        else if (n > 0)
+                log_info("Removed %zu file%s of printers' vendor profiles that no queue uses", n, n == 1 ? "" : "s");
+}
+
+/* The printer's profiles are parsed one at a time, each copied out of the answer only when
+ * its turn comes: a loop iteration handles one of them, never the whole answer (16 profiles
+ * of 4 MB, bench/bench-printer.py). The device gets them once the last is done. */
+static void vendor_next(CupsQueue *q) {
+        while (q->reply && q->next_profile < q->reply->n_profiles) {
+                const FetchProfile *f = &q->reply->profiles[q->next_profile++];
+                int r = vendor_profile(q->watch, q, f, q->reply->media_types);
+                if (r < 0)
+                        log_warning_errno(r, "Printer %s: cannot register profile %s: %m", q->name, f->name);
+                if (q->parsing.size > 0)
+                        return; /* on_vendor_parsed() goes on */
+        }
+        if (q->reply)
+                fetch_reply_done(q->reply);
+        q->reply = mfree(q->reply);
+        q->run = fetch_run_free(q->run);
+        /* The answer is the printer's whole set: what an earlier one gave (another
+         * printer-uuid, profiles it no longer offers) goes unless another queue holds it. */
+        _cleanup_strv_free_ char **previous = TAKE_PTR(q->previous_profiles);
+        release_vendor_profiles(q->watch, previous);
+        sweep_vendor_files(q->watch);
+        decorate(q->watch, q, true);
 }
 
 static void on_fetched(FetchRun *run, int error, FetchReply *reply, void *userdata) {
         CupsQueue *q = userdata;
-        CupsWatch *w = q->watch;
         if (error < 0) {
                 log_warning_errno(error, "Printer %s: tinct-fetch gave no usable answer for %s: %m", q->name,
                                   q->fetched_uri);
@@ -299,15 +452,18 @@ static void on_fetched(FetchRun *run, int error, FetchReply *reply, void *userda
                         q->uuid = TAKE_PTR(uuid);
                 }
         }
-        for (size_t i = 0; i < reply->n_profiles; i++) {
-                int r = vendor_profile(w, q, &reply->profiles[i], reply->media_types);
-                if (r < 0)
-                        log_warning_errno(r, "Printer %s: cannot register profile %s: %m", q->name,
-                                          reply->profiles[i].name);
+        q->reply = malloc(sizeof *q->reply);
+        if (!q->reply) {
+                log_oom();
+                fetch_reply_done(reply);
+                q->run = fetch_run_free(q->run);
+                return;
         }
-        fetch_reply_done(reply);
-        q->run = fetch_run_free(q->run);
-        decorate(w, q, true);
+        *q->reply = *reply; /* its strings are the queue's now, its bytes stay in q->run */
+        q->next_profile = 0;
+        strv_free(q->previous_profiles); /* none: q->run held the queue's fetch until vendor_next() was done */
+        q->previous_profiles = TAKE_PTR(q->vendor_profiles);
+        vendor_next(q);
 }
 
 static void queue_fetch(CupsWatch *w, CupsQueue *q) {
@@ -417,7 +573,7 @@ static int queue_create_device(CupsWatch *w, CupsQueue *q, const char *id, const
         if (r < 0)
                 return r;
         bool enabled;
-        if (m->store && store_device_get_enabled(m->store, id, &enabled) >= 0)
+        if (m->store && store_device_get_enabled(m->store, id, device_mapping_layer(d), &enabled) >= 0)
                 d->enabled = enabled;
         r = manager_add_device(m, d);
         if (r < 0)
@@ -433,8 +589,10 @@ static int queue_update(CupsWatch *w, const CupsPrinter *pr) {
         int r;
         if (!q) {
                 q = calloc(1, sizeof *q);
-                if (q)
+                if (q) {
                         q->watch = w;
+                        list_init(&q->parsing);
+                }
                 if (!q || !(q->name = strdup(pr->name))) {
                         queue_free(q);
                         return -ENOMEM;
@@ -498,24 +656,16 @@ static void queue_gone(CupsWatch *w, CupsQueue *q) {
         log_info("CUPS queue %s is gone%s", q->name, q->device ? ", and its device with it" : "");
         hashmap_remove_value(w->queues, q->name, q);
         Device *d = q->device;
-        char **vendor = TAKE_PTR(q->vendor_profiles);
+        _cleanup_strv_free_ char **vendor = TAKE_PTR(q->vendor_profiles);
+        _cleanup_strv_free_ char **previous = TAKE_PTR(q->previous_profiles);
         queue_free(q);
         if (d)
                 manager_remove_device(m, d);
-        /* Its vendor profiles too, unless another queue of the same printer holds them. */
-        STRV_FOREACH(pid, vendor) {
-                bool held = false;
-                void *it = NULL, *v;
-                while (!held && hashmap_iterate(w->queues, &it, NULL, &v))
-                        held = strv_contains(((CupsQueue *) v)->vendor_profiles, *pid);
-                Profile *p = held ? NULL : manager_find_profile_by_id(m, *pid);
-                if (p) {
-                        if (p->filename)
-                                (void) unlink(p->filename);
-                        manager_remove_profile(m, p);
-                }
-        }
-        strv_free(vendor);
+        /* Its vendor profiles too, unless another queue of the same printer holds them, and
+         * their files with whatever else no live vendor profile names. */
+        release_vendor_profiles(w, vendor);
+        release_vendor_profiles(w, previous);
+        sweep_vendor_files(w);
 }
 
 /* ---- asking cupsd ---------------------------------------------------------------------- */
@@ -658,7 +808,23 @@ static void on_poke(void *userdata) {
         (void) schedule(w, CUPS_NOTIFY_DELAY_USEC);
 }
 
+/* No vendor profile exists yet: each is made again from its printer's answer, so every file
+ * of the last run (a queue removed while tinctd was down, a printer that answered another
+ * printer-uuid then) is named by nothing and goes (docs/printers.md). */
+static void clear_vendor_files(Manager *m) {
+        size_t n = 0;
+        uint64_t bytes = 0;
+        int r = cups_vendor_files_clear(m->config.state_dir, &n, &bytes);
+        if (r < 0)
+                log_warning_errno(r, "Cannot empty %s/printers of the last run's vendor profiles: %m",
+                                  m->config.state_dir);
+        if (n > 0)
+                log_info("Removed the %zu file%s (%llu bytes) of the last run's printer vendor profiles; each printer's "
+                         "answer brings its own again", n, n == 1 ? "" : "s", (unsigned long long) bytes);
+}
+
 int cups_discovery_start(Manager *m) {
+        clear_vendor_files(m);
         if (m->config.no_cups)
                 return 0;
         CupsWatch *w = calloc(1, sizeof *w);
