@@ -150,15 +150,25 @@ static void restore_disk_devices(Manager *m) {
         }
 }
 
+/* The device sources (device-source.h), in the order they start: after disk devices, so that
+ * a stored id wins its path; scanners after udev, so that a USB scanner udev found keeps its
+ * device; CUPS last, asynchronous (its devices come with cupsd's first answer). */
+static const DeviceSourceVTable *const device_sources[] = {
+        &display_source,
+        &udev_devices_source,
+        &scanner_source,
+        &cups_source,
+        NULL
+};
+
 int manager_startup(Manager *m) {
         read_system_identity(m);
         restore_disk_profiles(m);
         profile_scan_all(m);
         restore_disk_devices(m);
-        (void) display_discovery_start(m); /* after disk devices: a stored id wins its path */
-        (void) udev_discovery_start(m);
-        (void) scanner_source_start(m); /* after udev: a USB scanner udev found keeps its device */
-        (void) cups_discovery_start(m); /* asynchronous: devices come with cupsd's first answer */
+        int r = manager_start_sources(m, device_sources);
+        if (r < 0)
+                return r;
         /* After the coldplug, as colord: a plugged-in sensor gets its id first. */
         if (m->config.dummy_sensor_x11 && !m->config.dummy_sensor_display)
                 return log_error_errno(-EINVAL,
@@ -168,7 +178,7 @@ int manager_startup(Manager *m) {
                                        "--dummy-sensor-x11: this tinctd is built without X11 (-Dx11=disabled)");
         if (m->config.create_dummy_sensor) {
                 Sensor *s;
-                int r = sensor_new_dummy(m, &s);
+                r = sensor_new_dummy(m, &s);
                 if (r < 0)
                         return log_error_errno(r, "Failed to create the dummy sensor: %m");
                 if (m->config.dummy_sensor_display) {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "bus-util.h"
-#include "cups-source.h"
+#include "device-source.h"
 #include "daemon-dbus.h"
 #include "device.h"
 #include "device-verify.h"
@@ -126,7 +126,7 @@ static int choice_store(Manager *m, const Client *c, const Device *d, const Prof
                 return store_mapping_set(m->store, c->uid, d->id, p->id, timestamp);
         int r = store_mapping_set(m->store, STORE_LAYER_SYSTEM, d->id, p->id, timestamp);
         if (r >= 0) /* a printer's choice follows it to its next queue (docs/printers.md) */
-                cups_identity_store_choice(m, d, p->id, timestamp, true);
+                manager_sources_choice_stored(m, d, p->id, timestamp);
         if (r < 0 || c->uid == STORE_LAYER_SYSTEM)
                 return r;
         return store_mapping_unset(m->store, c->uid, d->id, p->id);

@@ -13,7 +13,7 @@
 #include "bus-raw.h"
 #include "dbus-wire.h"
 #include "bus-util.h"
-#include "cups-source.h"
+#include "device-source.h"
 #include "daemon-dbus.h"
 #include "device.h"
 #include "log.h"
@@ -303,11 +303,11 @@ static int store_disk_device(Manager *m, Device *d, const StrMap *props, bool is
         return r;
 }
 
-/* A device tinct made for a CUPS queue, taken by cupsd's CreateDevice: the creator's, in
- * the scope it asked for (temp: it goes when cupsd leaves the bus, and the CUPS source
- * makes it again while the queue is there). */
-static int hand_over_device(Manager *m, Client *c, Device *d, Scope scope) {
-        cups_source_hand_over(m, d);
+/* A device a source made, taken by a client's CreateDevice (cupsd registering its own
+ * queue): the creator's, in the scope it asked for (temp: it goes when the client leaves
+ * the bus, and the source makes it again while it has the thing). */
+static int hand_over_device(Manager *m, Client *c, DeviceSource *source, Device *d, Scope scope) {
+        source->vtable->handed_over(source->state, d);
         if (scope != SCOPE_TEMP)
                 return 0;
         d->scope = SCOPE_TEMP;
@@ -377,14 +377,15 @@ static int create_device_authorized(sd_bus_message *msg, Manager *m, Client *c, 
         if (existing) {
                 /* A virtual device (e.g. restored from disk before CUPS started) becomes the
                  * real one: promote it in place, no duplicate object (colord §16.6). */
-                /* So does the device tinct made for a CUPS queue when cupsd registers the queue
-                 * itself: it becomes cupsd's (docs/printers.md), never a second one. */
-                bool cups_queue = cups_source_owns(m, existing);
-                if (!streq_ptr(existing->mode, "virtual") && !cups_queue)
+                /* So does a source's device that yields to a client (the device tinct made for
+                 * a CUPS queue when cupsd registers the queue itself: it becomes cupsd's,
+                 * docs/printers.md), never a second one. */
+                DeviceSource *source = manager_source_yielding(m, existing);
+                if (!streq_ptr(existing->mode, "virtual") && !source)
                         return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_ALREADY_EXISTS, "device id '%s' already exists", id);
                 r = promote_virtual_device(msg, m, existing, &props, error);
-                if (r >= 0 && cups_queue)
-                        r = hand_over_device(m, c, existing, scope);
+                if (r >= 0 && source)
+                        r = hand_over_device(m, c, source, existing, scope);
                 return r;
         }
         r = check_object_quota(m, c, error);

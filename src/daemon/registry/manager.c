@@ -13,8 +13,8 @@
 #include "bus-errors.h"
 #include "daemon-dbus.h"
 #include "device.h"
+#include "device-source.h"
 #include "device-verify.h"
-#include "display.h"
 #include "log.h"
 #include "names.h"
 #include "parser.h"
@@ -27,9 +27,6 @@
 #include "profile.h"
 #include "sensor.h"
 #include "time-util.h"
-#include "scanner-source.h"
-#include "cups-source.h"
-#include "udev.h"
 
 typedef struct OwnerSuffix {
         char key[16];
@@ -167,10 +164,7 @@ Manager *manager_free(Manager *m) {
                 free(v);
         hashmap_free(m->owner_suffixes);
         profile_watch_free(m->profile_watch);
-        display_watch_free(m->display_watch);
-        udev_watch_free(m->udev_watch);
-        scanner_source_free(m->scanner_source);
-        cups_watch_free(m->cups_watch);
+        manager_stop_sources(m);
         hashmap_free(m->devices_by_path);
         chain_index_done(&m->devices_by_id);
         hashmap_free(m->profiles_by_path);
@@ -228,8 +222,8 @@ Device *manager_find_device_by_id(Manager *m, const char *id, uid_t uid) {
         d = chain_index_first(&m->devices_by_id, id);
         if (d)
                 return d;
-        /* Identical monitors: the plain id names the first of the daemon's twins (display.h). */
-        return chain_index_first(&m->devices_by_id, display_alias_target(m, id));
+        /* A source's alias: identical monitors, the plain id names the first twin (device-source.h). */
+        return chain_index_first(&m->devices_by_id, manager_sources_alias_target(m, id));
 }
 
 Device *manager_find_device_by_path(Manager *m, const char *path) {
@@ -402,10 +396,7 @@ void manager_remove_device(Manager *m, Device *d) {
         list_unlink(&m->devices, &d->link);
         manager_account_object(m, d->owner, -1);
         manager_emit_path_signal(m, "DeviceRemoved", d->path);
-        display_device_removed(m, d);
-        udev_device_removed(m, d);
-        scanner_device_removed(m, d);
-        cups_device_removed(m, d);
+        manager_sources_device_removed(m, d);
         device_free(d);
 }
 

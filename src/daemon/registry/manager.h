@@ -80,10 +80,8 @@ typedef struct Manager {
         bool announcing;            /* signals on: set once the startup scan is done */
 
         struct ProfileWatch *profile_watch;
-        struct DisplayWatch *display_watch; /* display.c; NULL with --no-udev */
-        struct UdevWatch *udev_watch;       /* udev.c: scanners, cameras, sensors; NULL with --no-udev */
-        struct ScannerSource *scanner_source; /* scanner-source.c: SANE's scanners; NULL when off */
-        struct CupsWatch *cups_watch;       /* cups-source.c: CUPS queues; NULL with --no-cups */
+        struct DeviceSource *sources;       /* device-source.h: displays, udev, scanners, CUPS… */
+        size_t n_sources;
 
         char *system_vendor;
         char *system_model;

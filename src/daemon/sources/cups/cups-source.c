@@ -104,12 +104,12 @@ static CupsQueue *queue_of_device(CupsWatch *w, const Device *d) {
         return NULL;
 }
 
-bool cups_source_owns(Manager *m, const Device *d) {
-        return queue_of_device(m->cups_watch, d);
+static bool cups_yields_to_client(void *userdata, const Device *d) {
+        return queue_of_device(userdata, d);
 }
 
-void cups_source_hand_over(Manager *m, Device *d) {
-        CupsQueue *q = queue_of_device(m->cups_watch, d);
+static void cups_handed_over(void *userdata, Device *d) {
+        CupsQueue *q = queue_of_device(userdata, d);
         if (!q)
                 return;
         log_info("CUPS queue %s: cupsd registers it itself; its device %s is cupsd's now", q->name, d->id);
@@ -118,8 +118,8 @@ void cups_source_hand_over(Manager *m, Device *d) {
 
 static void on_poke(void *userdata);
 
-void cups_device_removed(Manager *m, Device *d) {
-        CupsWatch *w = m->cups_watch;
+static void cups_device_removed(void *userdata, Device *d) {
+        CupsWatch *w = userdata;
         void *it = NULL, *v;
         bool again = false;
         while (w && hashmap_iterate(w->queues, &it, NULL, &v)) {
@@ -144,15 +144,16 @@ void cups_device_removed(Manager *m, Device *d) {
 /* The user's hard choices are kept under the printer's identity as well as under the
  * device id (docs/printers.md): a queue made again for the same printer, under any name,
  * gets them back. The system's layer only: a queue's device is the system's. */
-void cups_identity_store_choice(Manager *m, const Device *d, const char *profile_id, uint64_t timestamp, bool set) {
+static void cups_choice_stored(void *userdata, const Device *d, const char *profile_id, uint64_t timestamp) {
+        CupsWatch *w = userdata;
+        Manager *m = w->manager;
         const char *identity = strmap_get(&d->metadata, "PRINTER_identity");
         if (!identity || !m->store || d->owner != 0)
                 return;
         _cleanup_free_ char *key = NULL;
         if (asprintf(&key, IDENTITY_PREFIX "%s", identity) < 0)
                 return (void) log_oom();
-        int r = set ? store_mapping_set(m->store, STORE_LAYER_SYSTEM, key, profile_id, timestamp)
-                    : store_mapping_unset(m->store, STORE_LAYER_SYSTEM, key, profile_id);
+        int r = store_mapping_set(m->store, STORE_LAYER_SYSTEM, key, profile_id, timestamp);
         if (r < 0)
                 log_warning_errno(r, "Cannot keep the choice of %s for printer %s: %m", profile_id, identity);
 }
@@ -658,7 +659,7 @@ static void on_poke(void *userdata) {
         (void) schedule(w, CUPS_NOTIFY_DELAY_USEC);
 }
 
-int cups_discovery_start(Manager *m) {
+static int cups_start(Manager *m, void **ret_state) {
         if (m->config.no_cups)
                 return 0;
         CupsWatch *w = calloc(1, sizeof *w);
@@ -680,7 +681,7 @@ int cups_discovery_start(Manager *m) {
                 cups_watch_free(w);
                 return log_oom();
         }
-        m->cups_watch = w;
+        *ret_state = w;
         r = cups_notify_new(m->event, m->bus, &w->server, w->server_name,
                             (int32_t) ((m->config.cups_lease_usec ?: CUPS_LEASE_SEC * 1000000ULL) / 1000000ULL) ?: 1,
                             on_poke, w, &w->notify);
@@ -693,3 +694,17 @@ int cups_discovery_start(Manager *m) {
         log_debug("Following the queues of cupsd at %s", w->server_name);
         return 0;
 }
+
+static void cups_stop(void *userdata) {
+        cups_watch_free(userdata);
+}
+
+const DeviceSourceVTable cups_source = {
+        .name = "CUPS queues",
+        .start = cups_start,
+        .stop = cups_stop,
+        .device_removed = cups_device_removed,
+        .yields_to_client = cups_yields_to_client,
+        .handed_over = cups_handed_over,
+        .choice_stored = cups_choice_stored,
+};

@@ -63,14 +63,14 @@ DisplayWatch *display_watch_free(DisplayWatch *w) {
         return NULL;
 }
 
-const char *display_alias_target(Manager *m, const char *id) {
-        DisplayWatch *w = m->display_watch;
+static const char *display_alias_target(void *userdata, const char *id) {
+        DisplayWatch *w = userdata;
         DisplayConnector *c = w && w->aliases ? hashmap_get(w->aliases, id) : NULL;
         return c && c->device ? c->id : NULL;
 }
 
-void display_device_removed(Manager *m, Device *d) {
-        DisplayWatch *w = m->display_watch;
+static void display_device_removed(void *userdata, Device *d) {
+        DisplayWatch *w = userdata;
         if (!w)
                 return;
         for (size_t i = 0; i < w->known.n; i++)
@@ -500,7 +500,7 @@ static int watch_setup(DisplayWatch *w) {
         return udev_source_watch(w->source);
 }
 
-int display_discovery_start(Manager *m) {
+static int display_start(Manager *m, void **ret_state) {
         if (m->config.no_udev) {
                 log_debug("Display discovery disabled (--no-udev)");
                 return 0;
@@ -508,7 +508,7 @@ int display_discovery_start(Manager *m) {
         DisplayWatch *w = calloc(1, sizeof *w);
         if (!w)
                 return log_oom();
-        m->display_watch = w;
+        *ret_state = w;
         w->manager = m;
         const char *root = strempty(m->config.sysfs_root);
         if (asprintf(&w->drm_dir, "%s/sys/class/drm", root) < 0 ||
@@ -525,3 +525,15 @@ int display_discovery_start(Manager *m) {
         log_info("Found %zu displays", w->known.n);
         return 0;
 }
+
+static void display_stop(void *userdata) {
+        display_watch_free(userdata);
+}
+
+const DeviceSourceVTable display_source = {
+        .name = "displays",
+        .start = display_start,
+        .stop = display_stop,
+        .device_removed = display_device_removed,
+        .alias_target = display_alias_target,
+};

@@ -11,20 +11,16 @@
  * calibration, anything that needs DRM ioctls (only sysfs attributes are read). */
 #pragma once
 
-#include "manager.h"
+#include "device-source.h"
 
 typedef struct DisplayWatch DisplayWatch;
 
-/* Scans the connectors, registers what it finds and starts watching. Failures to watch are
- * logged and leave the first scan in place. */
-int display_discovery_start(Manager *m);
-DisplayWatch *display_watch_free(DisplayWatch *w);
-
-/* The id of the daemon's display device that a plain display id stands for when identical
- * monitors made it ambiguous (they get "<plain>-<connector>"), or NULL. For
- * manager_find_device_by_id(), after the real ids. */
-const char *display_alias_target(Manager *m, const char *id);
-
-/* Called by manager_remove_device() before a device is freed, so a device deleted over the
+/* The source (device-source.h). start: scans the connectors, registers what it finds and
+ * starts watching; failures to watch are logged and leave the first scan in place.
+ * alias_target: the id of the daemon's display device that a plain display id stands for
+ * when identical monitors made it ambiguous (they get "<plain>-<connector>"), for
+ * manager_find_device_by_id() after the real ids. device_removed: a device deleted over the
  * bus is not referenced again. */
-void display_device_removed(Manager *m, Device *d);
+extern const DeviceSourceVTable display_source;
+
+DisplayWatch *display_watch_free(DisplayWatch *w);

@@ -40,8 +40,8 @@ static void rescan_done(const ScanResult *result, void *userdata) {
 }
 
 static int method_rescan(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
-        int r = scanner_source_rescan(m, rescan_done, msg);
+        ScannerSource *s = userdata;
+        int r = scanner_source_rescan(s, rescan_done, msg);
         if (r == -EBUSY)
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "too many rescans waiting");
         if (r < 0)
@@ -58,6 +58,6 @@ static const sd_bus_vtable scanners_vtable[] = {
         SD_BUS_VTABLE_END,
 };
 
-int scanner_dbus_register(Manager *m, sd_bus_slot **ret_slot) {
-        return sd_bus_add_object_vtable(m->bus, ret_slot, TINCT_SCANNERS_PATH, TINCT_SCANNERS_IFACE, scanners_vtable, m);
+int scanner_dbus_register(ScannerSource *s, sd_bus *bus, sd_bus_slot **ret_slot) {
+        return sd_bus_add_object_vtable(bus, ret_slot, TINCT_SCANNERS_PATH, TINCT_SCANNERS_IFACE, scanners_vtable, s);
 }

@@ -105,10 +105,9 @@ ScannerSource *scanner_source_free(ScannerSource *s) {
         return NULL;
 }
 
-void scanner_device_removed(Manager *m, Device *d) {
-        ScannerSource *s = m->scanner_source;
-        if (s)
-                hashmap_remove_value(s->devices, d->id, d);
+static void scanner_device_removed(void *userdata, Device *d) {
+        ScannerSource *s = userdata;
+        hashmap_remove_value(s->devices, d->id, d);
 }
 
 /* ---- applying a listing -------------------------------------------------------------- */
@@ -526,11 +525,8 @@ static int request(ScannerSource *s, uint64_t *ret_generation) {
         return 0;
 }
 
-int scanner_source_rescan(Manager *m, ScanDone done, void *userdata) {
-        ScannerSource *s = m->scanner_source;
+int scanner_source_rescan(ScannerSource *s, ScanDone done, void *userdata) {
         uint64_t generation;
-        if (!s)
-                return -ENODEV;
         if (s->n_waiters == WAITERS_MAX)
                 return -EBUSY;
         int r = request(s, &generation);
@@ -546,12 +542,12 @@ static void on_hotplug(void *userdata) {
         (void) request(s, &generation); /* logs its own failure */
 }
 
-void scanner_source_hotplug(Manager *m) {
-        if (m->scanner_source)
-                debounce_schedule(m->scanner_source->hotplug);
+static void scanner_hotplug(void *userdata, const char *subsystem) {
+        ScannerSource *s = userdata;
+        debounce_schedule(s->hotplug);
 }
 
-int scanner_source_start(Manager *m) {
+static int scanner_start(Manager *m, void **ret_state) {
         if (!m->config.sane_discovery) {
                 log_debug("SANE discovery disabled");
                 return 0;
@@ -560,14 +556,14 @@ int scanner_source_start(Manager *m) {
         if (!s)
                 return log_oom();
         *s = (ScannerSource) { .manager = m, .out_fd = -1, .devices = hashmap_new() };
-        m->scanner_source = s;
+        *ret_state = s;
         if (!s->devices)
                 return log_oom();
         int r = debounce_new(m->event, HOTPLUG_DELAY_USEC, on_hotplug, s, &s->hotplug);
         if (r < 0)
                 return log_error_errno(r, "Scanners: cannot set up the hotplug timer: %m");
         if (m->bus) {
-                r = scanner_dbus_register(m, &s->slot);
+                r = scanner_dbus_register(s, m->bus, &s->slot);
                 if (r < 0)
                         return log_error_errno(r, "Scanners: cannot register %s: %m", TINCT_SCANNERS_PATH);
         }
@@ -575,3 +571,15 @@ int scanner_source_start(Manager *m) {
         on_hotplug(s);
         return 0;
 }
+
+static void scanner_stop(void *userdata) {
+        scanner_source_free(userdata);
+}
+
+const DeviceSourceVTable scanner_source = {
+        .name = "SANE and eSCL scanners",
+        .start = scanner_start,
+        .stop = scanner_stop,
+        .hotplug = scanner_hotplug,
+        .device_removed = scanner_device_removed,
+};

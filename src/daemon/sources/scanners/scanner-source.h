@@ -13,7 +13,7 @@
 #pragma once
 
 #include "cm-names.h"
-#include "manager.h"
+#include "device-source.h"
 
 typedef struct ScannerSource ScannerSource;
 
@@ -26,18 +26,17 @@ typedef struct ScanResult {
 
 typedef void (*ScanDone)(const ScanResult *result, void *userdata);
 
-/* Registers the bus object and starts the first rescan. */
-int scanner_source_start(Manager *m);
+/* The source (device-source.h). start: registers the bus object and starts the first
+ * rescan. hotplug: udev saw a device come or go (usb, scsi: SANE's scanners hang off them),
+ * rescan soon (bursts give one rescan). device_removed: DeleteDevice on ours. */
+extern const DeviceSourceVTable scanner_source;
+
 ScannerSource *scanner_source_free(ScannerSource *s);
 
 /* done(userdata) is called once a rescan that started after this call has finished (one
  * running already is not enough: it may have read an older configuration). -EBUSY when
- * too many callers wait, -ENODEV when SANE discovery is off. */
-int scanner_source_rescan(Manager *m, ScanDone done, void *userdata);
-/* udev saw a usb or scsi device come or go: rescan soon (bursts give one rescan). */
-void scanner_source_hotplug(Manager *m);
-/* manager_remove_device() calls this before a device is freed (DeleteDevice on ours). */
-void scanner_device_removed(Manager *m, Device *d);
+ * too many callers wait. */
+int scanner_source_rescan(ScannerSource *s, ScanDone done, void *userdata);
 
 /* The D-Bus side (scanner-dbus.c). */
-int scanner_dbus_register(Manager *m, sd_bus_slot **ret_slot);
+int scanner_dbus_register(ScannerSource *s, sd_bus *bus, sd_bus_slot **ret_slot);

@@ -10,7 +10,6 @@
 
 #include "device.h"
 #include "log.h"
-#include "scanner-source.h"
 #include "sensor.h"
 #include "udev-match.h"
 #include "udev-source.h"
@@ -53,8 +52,8 @@ static void forget(UdevWatch *w, UdevEntry *e) {
         entry_free(e);
 }
 
-void udev_device_removed(Manager *m, Device *d) {
-        UdevWatch *w = m->udev_watch;
+static void udev_device_removed(void *userdata, Device *d) {
+        UdevWatch *w = userdata;
         void *it = NULL, *v;
         if (!w)
                 return;
@@ -181,9 +180,9 @@ static void device_gone(UdevWatch *w, UdevEntry *e) {
 
 static void on_udev_event(UdevAction action, const UdevInfo *i, void *userdata) {
         UdevWatch *w = userdata;
-        /* SANE's scanners hang off usb and scsi: any add or remove may be one (scanner-source.h). */
+        /* Other sources may see what hangs off these (SANE's scanners: usb and scsi). */
         if (action == UDEV_ACTION_ADD || action == UDEV_ACTION_REMOVE)
-                scanner_source_hotplug(w->manager);
+                manager_sources_hotplug(w->manager, i->subsystem);
         if (streq_ptr(i->subsystem, "scsi"))
                 return; /* only SANE's */
         if (action == UDEV_ACTION_ADD)
@@ -195,7 +194,7 @@ static void on_udev_event(UdevAction action, const UdevInfo *i, void *userdata) 
         }
 }
 
-int udev_discovery_start(Manager *m) {
+static int udev_start(Manager *m, void **ret_state) {
         static char *const subsystems[] = { (char *) "usb", (char *) "video4linux", (char *) "scsi", NULL };
         if (m->config.no_udev) {
                 log_debug("udev discovery disabled (--no-udev)");
@@ -204,7 +203,7 @@ int udev_discovery_start(Manager *m) {
         UdevWatch *w = calloc(1, sizeof *w);
         if (!w)
                 return log_oom();
-        m->udev_watch = w;
+        *ret_state = w;
         *w = (UdevWatch) { .manager = m, .entries = hashmap_new() };
         if (!w->entries || udev_source_new(m->event, m->config.sysfs_root, subsystems, on_udev_event, w, &w->source) < 0)
                 return log_oom();
@@ -221,3 +220,14 @@ int udev_discovery_start(Manager *m) {
         log_info("Found %zu devices and sensors through udev", hashmap_size(w->entries));
         return 0;
 }
+
+static void udev_stop(void *userdata) {
+        udev_watch_free(userdata);
+}
+
+const DeviceSourceVTable udev_devices_source = {
+        .name = "udev devices",
+        .start = udev_start,
+        .stop = udev_stop,
+        .device_removed = udev_device_removed,
+};

@@ -6,13 +6,12 @@
  * --sysfs-root). --no-udev turns it off. */
 #pragma once
 
-#include "manager.h"
+#include "device-source.h"
 
 typedef struct UdevWatch UdevWatch;
 
-/* Coldplug and watch; a failure to watch is logged and leaves the coldplug in place. */
-int udev_discovery_start(Manager *m);
-UdevWatch *udev_watch_free(UdevWatch *w);
+/* The source (device-source.h). start: coldplug and watch; a failure to watch is logged and
+ * leaves the coldplug in place. Every add or remove goes to the other sources' hotplug. */
+extern const DeviceSourceVTable udev_devices_source;
 
-/* Called by manager_remove_device() before a device is freed (DeleteDevice on ours). */
-void udev_device_removed(Manager *m, Device *d);
+UdevWatch *udev_watch_free(UdevWatch *w);
