@@ -19,9 +19,7 @@
 #include "profile-load.h"
 #include "profile-scan.h"
 #include "profile.h"
-#include "sensor-sim.h"
-#include "sensor-x11.h"
-#include "sensor.h"
+#include "sensor-dummy.h"
 #include "scanner-source.h"
 #include "udev.h"
 #include "utf8.h"
@@ -170,42 +168,7 @@ int manager_startup(Manager *m) {
         if (r < 0)
                 return r;
         /* After the coldplug, as colord: a plugged-in sensor gets its id first. */
-        if (m->config.dummy_sensor_x11 && !m->config.dummy_sensor_display)
-                return log_error_errno(-EINVAL,
-                                       "--dummy-sensor-x11 needs --dummy-sensor-display: the profile that turns the pixel into XYZ");
-        if (m->config.dummy_sensor_x11 && !sensor_x11_supported())
-                return log_error_errno(-EOPNOTSUPP,
-                                       "--dummy-sensor-x11: this tinctd is built without X11 (-Dx11=disabled)");
-        if (m->config.create_dummy_sensor) {
-                Sensor *s;
-                r = sensor_new_dummy(m, &s);
-                if (r < 0)
-                        return log_error_errno(r, "Failed to create the dummy sensor: %m");
-                if (m->config.dummy_sensor_display) {
-                        _cleanup_free_ char *why = NULL;
-                        r = sensor_sim_load(m->parser, m->config.dummy_sensor_display, &s->sim, &why);
-                        if (r < 0) {
-                                sensor_free(s);
-                                /* root asked for it on the command line: refuse to start */
-                                return log_error_errno(r, "Cannot use %s as the dummy sensor's display: %s",
-                                                       m->config.dummy_sensor_display, why ?: strerror(-r));
-                        }
-                        log_info("The dummy sensor measures a virtual display: %s, %.1f cd/m²",
-                                 s->sim->path, s->sim->luminance);
-                        if (m->config.dummy_sensor_x11) {
-                                if (!(s->sim->x11_display = strdup(m->config.dummy_sensor_x11))) {
-                                        sensor_free(s);
-                                        return log_oom();
-                                }
-                                log_info("The dummy sensor reads the centre of X screen %s (tests only)",
-                                         s->sim->x11_display);
-                        }
-                }
-                r = manager_add_sensor(m, s);
-                if (r < 0) {
-                        sensor_free(s);
-                        return log_oom();
-                }
-        }
+        if (m->config.create_dummy_sensor)
+                return sensor_dummy_create(m);
         return 0;
 }

@@ -24,31 +24,6 @@ static Device *device_of(Manager *m, sd_bus_message *msg) {
         return manager_find_device_by_path(m, sd_bus_message_get_path(msg));
 }
 
-void device_emit_properties(Device *d, const char *first, ...) {
-        const char *names[24];
-        size_t n = 0;
-        va_list ap;
-        va_start(ap, first);
-        for (const char *s = first; s && n < ELEMENTSOF(names) - 1; s = va_arg(ap, const char *))
-                names[n++] = s;
-        va_end(ap);
-        names[n] = NULL;
-        sd_bus *bus = manager_signal_bus(d->manager);
-        if (bus)
-                (void) sd_bus_emit_properties_changed_strv(bus, d->path, CM_DEVICE_IFACE, (char **) names);
-}
-
-void device_emit_relations_changed(Device *d, bool modified, const char *extra_property) {
-        Manager *m = d->manager;
-        sd_bus *bus = manager_signal_bus(m);
-        if (!bus)
-                return;
-        device_emit_properties(d, "Profiles", modified ? "Modified" : extra_property,
-                               modified ? extra_property : NULL, NULL);
-        (void) sd_bus_emit_signal(bus, d->path, CM_DEVICE_IFACE, "Changed", "");
-        manager_emit_path_signal(m, "DeviceChanged", d->path);
-}
-
 static int check_may_modify(Manager *m, Client *c, Device *d, sd_bus_error *error) {
         if (device_may_be_modified_by(d, c->uid))
                 return 0;

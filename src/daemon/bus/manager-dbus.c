@@ -26,12 +26,6 @@
 
 #define ACTION_PREFIX "org.freedesktop.color-manager."
 
-void manager_emit_path_signal(Manager *m, const char *member, const char *path) {
-        sd_bus *bus = manager_signal_bus(m);
-        if (bus)
-                (void) sd_bus_emit_signal(bus, CM_PATH, CM_IFACE, member, "o", path);
-}
-
 static int reply_paths(sd_bus_message *msg, const char *const *paths, size_t n) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r = sd_bus_message_new_method_return(msg, &reply);

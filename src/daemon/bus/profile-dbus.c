@@ -19,18 +19,6 @@
 #define ACTION_MODIFY "org.freedesktop.color-manager.modify-profile"
 #define ACTION_INSTALL "org.freedesktop.color-manager.install-system-wide"
 
-void profile_emit_property_changed(Profile *p, const char *property) {
-        Manager *m = p->manager;
-        sd_bus *bus = manager_signal_bus(m);
-        if (!bus)
-                return;
-        (void) sd_bus_emit_properties_changed(bus, p->path, CM_PROFILE_IFACE, property, NULL);
-        if (streq(property, "Metadata"))
-                return;
-        (void) sd_bus_emit_signal(bus, p->path, CM_PROFILE_IFACE, "Changed", "");
-        manager_emit_path_signal(m, "ProfileChanged", p->path);
-}
-
 /* The continuations look the profile up again: it may have gone while polkit answered. */
 static int set_property_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus_error *error) {
         Profile *p = manager_find_profile_by_path(m, sd_bus_message_get_path(msg));

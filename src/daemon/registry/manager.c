@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "bus-errors.h"
-#include "daemon-dbus.h"
+#include "signals.h"
 #include "device.h"
 #include "device-source.h"
 #include "device-verify.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Sensor objects' state: making them, their end, and the answers to a reading (the bus
- * methods are sensor-dbus.c's, the argyll driver sensor-argyll.c's). */
+ * methods are sensor-dbus.c's, the readings their driver's: SensorDriver). */
 #include "sensor.h"
 
 #include <math.h>
@@ -9,15 +9,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon-dbus.h"
-#include "sensor-argyll.h"
-#include "sensor-sim.h"
+#include "signals.h"
 
 #define SENSOR_PICTURE_DIR "/usr/share/colord/icons"
 
 static const char *const dummy_caps[] = { "lcd", "crt", "printer", "spot", "projector", "ambient", NULL };
 
-static Sensor *sensor_alloc(Manager *m, SensorDriver driver, const char *id, const char *kind) {
+static Sensor *sensor_alloc(Manager *m, const SensorDriver *driver, const char *id, const char *kind) {
         Sensor *s = calloc(1, sizeof *s);
         if (!s)
                 return NULL;
@@ -29,8 +27,8 @@ static Sensor *sensor_alloc(Manager *m, SensorDriver driver, const char *id, con
         return s;
 }
 
-int sensor_new_dummy(Manager *m, Sensor **ret) {
-        Sensor *s = sensor_alloc(m, SENSOR_DRIVER_DUMMY, "dummy", "dummy");
+int sensor_new_dummy(Manager *m, const SensorDriver *driver, Sensor **ret) {
+        Sensor *s = sensor_alloc(m, driver, "dummy", "dummy");
         if (!s)
                 return -ENOMEM;
         s->native = true;
@@ -66,10 +64,10 @@ static int add_pictures(Sensor *s) {
         return 0;
 }
 
-int sensor_new_udev(Manager *m, const char *id, const char *kind, const char *vendor, const char *model,
+int sensor_new_udev(Manager *m, const SensorDriver *driver, const char *id, const char *kind, const char *vendor, const char *model,
                     const char *serial, char *const *caps, bool embedded, const char *syspath, const char *devnode,
                     Sensor **ret) {
-        Sensor *s = sensor_alloc(m, SENSOR_DRIVER_ARGYLL, id, kind);
+        Sensor *s = sensor_alloc(m, driver, id, kind);
         if (!s)
                 return -ENOMEM;
         s->embedded = embedded;
@@ -92,9 +90,11 @@ int sensor_new_udev(Manager *m, const char *id, const char *kind, const char *ve
 Sensor *sensor_free(Sensor *s) {
         if (!s)
                 return NULL;
-        sensor_argyll_stop(s);
+        if (s->driver->stop)
+                s->driver->stop(s);
         sd_event_source_disable_unref(s->timer);
-        sensor_sim_free(s->sim);
+        if (s->driver->done)
+                s->driver->done(s);
         sd_bus_message_unref(s->pending);
         free(s->pending_cap);
         free(s->id);
@@ -134,7 +134,8 @@ void sensor_reply_error(Sensor *s, const char *error_name, const char *message) 
 }
 
 void sensor_abort(Sensor *s, const char *error_name, const char *message) {
-        sensor_argyll_stop(s);
+        if (s->driver->stop)
+                s->driver->stop(s);
         sensor_reply_error(s, error_name, message);
 }
 

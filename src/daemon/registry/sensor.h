@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Colour sensors: the dummy of `--create-dummy-sensor` (docs/colord-behaviour.md,
  * "Sensors"), and the colorimeters udev finds (udev.c), which are read through ArgyllCMS's
- * spotread where Debian's argyll package is installed (sensor-argyll.c). */
+ * spotread where Debian's argyll package is installed. How a sensor reads is its driver's,
+ * chosen once when the sensor is made (sources/sensors/: sensor-dummy.c, sensor-argyll.c);
+ * nothing here or in sensor-dbus.c names one. */
 #pragma once
 
 #include <stdbool.h>
@@ -11,18 +13,31 @@
 #include "list.h"
 #include "manager.h"
 
-typedef enum SensorDriver {
-        SENSOR_DRIVER_DUMMY,    /* fake readings from SetOptions' sample */
-        SENSOR_DRIVER_ARGYLL,   /* a real instrument, through spotread when it is installed */
-} SensorDriver;
-
 typedef struct Spotread Spotread;
 typedef struct SensorSim SensorSim;
+
+typedef struct SensorDriver {
+        const char *name;       /* in messages: "the argyll driver takes no options" */
+        /* Whether readings can be taken at all (spotread installed); NULL: always. */
+        bool (*available)(void);
+        /* Starts a reading for s->pending (set, with s->pending_cap); the answer comes from
+         * the event loop through sensor_reply_sample() or sensor_reply_error(). */
+        int (*sample)(Sensor *s);
+        /* Optional: ends a reading in progress, if any (unplug, unlock, the end). */
+        void (*stop)(Sensor *s);
+        /* Optional: SetOptions' a{sv}, all of it checked before any is applied; without it
+         * the driver takes no options. */
+        int (*set_options)(Sensor *s, sd_bus_message *msg, sd_bus_error *error);
+        /* Optional: the Options property's a{sv}; without it an empty one. */
+        int (*append_options)(Sensor *s, sd_bus_message *reply);
+        /* Optional: frees what the driver keeps in s. */
+        void (*done)(Sensor *s);
+} SensorDriver;
 
 struct Sensor {
         Manager *manager;
         ListLink link;
-        SensorDriver driver;
+        const SensorDriver *driver;
         char *id;
         char *path;
         const char *kind;   /* static: one of colord's kind names */
@@ -44,9 +59,10 @@ struct Sensor {
         unsigned argyll_port;    /* argyll: spotread's -c number, once found */
 };
 
-int sensor_new_dummy(Manager *m, Sensor **ret);
-/* A udev colorimeter (read with the argyll driver). Copies what it keeps. */
-int sensor_new_udev(Manager *m, const char *id, const char *kind, const char *vendor, const char *model,
+/* colord's dummy sensor, read by `driver`. */
+int sensor_new_dummy(Manager *m, const SensorDriver *driver, Sensor **ret);
+/* A udev colorimeter, read by `driver`. Copies what it keeps. */
+int sensor_new_udev(Manager *m, const SensorDriver *driver, const char *id, const char *kind, const char *vendor, const char *model,
                     const char *serial, char *const *caps, bool embedded, const char *syspath, const char *devnode,
                     Sensor **ret);
 Sensor *sensor_free(Sensor *s);

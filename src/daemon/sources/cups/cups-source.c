@@ -17,7 +17,7 @@
 #include "cups-notify.h"
 #include "cups-printer.h"
 #include "cups-qualifier.h"
-#include "daemon-dbus.h"
+#include "signals.h"
 #include "device.h"
 #include "fileio.h"
 #include "log.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "daemon-dbus.h"
+#include "signals.h"
 #include "device.h"
 #include "debounce.h"
 #include "display-scan.h"

@@ -16,7 +16,7 @@
 #include "utf8.h"
 #include "parser.h"
 #include "profile-load.h"
-#include "daemon-dbus.h"
+#include "signals.h"
 #include "profile.h"
 #include "store-failed.h"
 

@@ -50,7 +50,7 @@ struct Spotread {
         bool calibrating;   /* a key was sent at the calibration prompt */
 };
 
-bool sensor_argyll_available(void) {
+static bool sensor_argyll_available(void) {
         const char *path = getenv("PATH");
         for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
                 size_t n = strcspn(p, ":");
@@ -81,7 +81,7 @@ static void spotread_free(Spotread *sr) {
         free(sr);
 }
 
-void sensor_argyll_stop(Sensor *s) {
+static void sensor_argyll_stop(Sensor *s) {
         spotread_free(TAKE_PTR(s->spotread));
 }
 
@@ -299,7 +299,7 @@ static int start(Sensor *s, Phase phase) {
         return 0;
 }
 
-int sensor_argyll_sample(Sensor *s) {
+static int sensor_argyll_sample(Sensor *s) {
         Spotread *sr = s->spotread;
         /* The display type is fixed when spotread starts: another one needs another spotread. */
         if (sr && sr->phase == PHASE_MEASURE && !streq_ptr(mode_argument(sr->cap), mode_argument(s->pending_cap)))
@@ -315,3 +315,10 @@ int sensor_argyll_sample(Sensor *s) {
                 press_key(sr);
         return 0;
 }
+
+const SensorDriver sensor_argyll_driver = {
+        .name = "argyll",
+        .available = sensor_argyll_available,
+        .sample = sensor_argyll_sample,
+        .stop = sensor_argyll_stop,
+};

@@ -7,10 +7,6 @@
 
 #include "sensor.h"
 
-/* Whether spotread is on PATH (Debian's argyll package). */
-bool sensor_argyll_available(void);
-/* Starts a reading for s->pending (already set, with s->pending_cap); the answer comes from
- * the event loop. 0, or a negative errno when spotread cannot be started. */
-int sensor_argyll_sample(Sensor *s);
-/* Ends spotread, if it runs. */
-void sensor_argyll_stop(Sensor *s);
+/* available: spotread is on PATH (Debian's argyll package). sample: 0, or a negative errno
+ * when spotread cannot be started. stop: ends spotread, if it runs. No options. */
+extern const SensorDriver sensor_argyll_driver;

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The screen under the dummy sensor (see sensor-x11.h). */
+/* The screen under the dummy sensor (see sensor-x11.h), on libX11: built in place of
+ * sensor-x11-none.c when tinctd links libX11 (meson.build). */
 #include "sensor-x11.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#if TINCT_X11
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
 
@@ -73,17 +73,3 @@ int sensor_x11_read_centre(const char *name, double ret_rgb[3], char **ret_error
         XSetErrorHandler(old);
         return r;
 }
-
-#else
-
-bool sensor_x11_supported(void) {
-        return false;
-}
-
-int sensor_x11_read_centre(const char *name, double ret_rgb[3], char **ret_error) {
-        if (asprintf(ret_error, "this tinctd is built without X11") < 0)
-                *ret_error = NULL;
-        return -EOPNOTSUPP;
-}
-
-#endif

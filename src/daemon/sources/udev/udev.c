@@ -10,7 +10,7 @@
 
 #include "device.h"
 #include "log.h"
-#include "sensor.h"
+#include "sensor-argyll.h"
 #include "udev-match.h"
 #include "udev-source.h"
 
@@ -114,7 +114,7 @@ static int add_sensor(UdevWatch *w, const UdevInfo *i, const UdevMatch *um, Udev
         Sensor *s;
         if (asprintf(&id, "%s-%02u", um->kind, w->next_sensor_index) < 0)
                 return -ENOMEM;
-        int r = sensor_new_udev(w->manager, id, um->kind, um->vendor, um->model, um->serial, um->caps, um->embedded,
+        int r = sensor_new_udev(w->manager, &sensor_argyll_driver, id, um->kind, um->vendor, um->model, um->serial, um->caps, um->embedded,
                                 i->syspath, i->devnode, &s);
         if (r < 0)
                 return r;
