@@ -17,7 +17,7 @@
 #include "names.h"
 #include "profile-claim.h"
 #include "profile-load.h"
-#include "profile-scan.h"
+#include "profile-dirs.h"
 #include "profile.h"
 #include "sensor-dummy.h"
 #include "scanner-source.h"

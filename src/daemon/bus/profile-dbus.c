@@ -12,7 +12,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "polkit.h"
-#include "profile-scan.h"
+#include "profile-dirs.h"
 #include "profile-warnings.h"
 #include "profile.h"
 

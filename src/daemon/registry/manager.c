@@ -22,7 +22,7 @@
 #include "profile-claim.h"
 #include "profile-load.h"
 #include "utf8.h"
-#include "profile-scan.h"
+#include "profile-dirs.h"
 #include "profile-warnings.h"
 #include "profile.h"
 #include "sensor.h"

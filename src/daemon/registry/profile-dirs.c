@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "profile-scan.h"
+#include "profile-dirs.h"
 
 #include <dirent.h>
 #include <stdio.h>
