@@ -162,7 +162,7 @@ static const DeviceSourceVTable *const device_sources[] = {
 int manager_startup(Manager *m) {
         read_system_identity(m);
         restore_disk_profiles(m);
-        profile_scan_all(m);
+        profile_dirs_start(m);
         restore_disk_devices(m);
         int r = manager_start_sources(m, device_sources);
         if (r < 0)

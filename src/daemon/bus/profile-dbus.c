@@ -100,7 +100,7 @@ static int install_authorized(sd_bus_message *msg, Manager *m, Client *c, sd_bus
         if (r < 0)
                 return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_FAILED_TO_WRITE, "failed to write %s: %s", dest, strerror(-r));
         log_info("Installed %s system-wide as %s", p->id, dest);
-        (void) profile_scan_file(m, dest);
+        (void) profile_dirs_add_file(m, dest);
         return sd_bus_reply_method_return(msg, "");
 }
 

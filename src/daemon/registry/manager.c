@@ -358,7 +358,7 @@ static void auto_add_for_profile(Manager *m, Profile *p) {
 
 /* The last guard before the bus, which carries UTF-8 only (a string that is not would make
  * every GetAll of the object fail): the sources escape or skip such bytes themselves
- * (udev-match.c, profile-scan.c, startup.c); anything that still slips through is refused. */
+ * (udev-match.c, profile-dirs.c, startup.c); anything that still slips through is refused. */
 static bool strings_are_utf8(const char *const *strings, size_t n, const StrMap *map) {
         for (size_t i = 0; i < n; i++)
                 if (strings[i] && !utf8_is_valid(strings[i], strlen(strings[i])))

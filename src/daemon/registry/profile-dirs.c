@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The profile directories: walks, the metadata cache, the watch (see profile-dirs.h). */
 #include "profile-dirs.h"
 
 #include <dirent.h>
@@ -791,7 +792,7 @@ static void on_changes(const DirWatchChange *changes, size_t n, void *userdata) 
         }
 }
 
-int profile_scan_all(Manager *m) {
+int profile_dirs_start(Manager *m) {
         ProfileWatch *w = calloc(1, sizeof *w);
         if (!w)
                 return log_oom();
@@ -827,7 +828,7 @@ int profile_scan_all(Manager *m) {
         return 0;
 }
 
-int profile_scan_file(Manager *m, const char *path) {
+int profile_dirs_add_file(Manager *m, const char *path) {
         assert(m->profile_watch);
         _cleanup_free_ char *dir = strdup(path);
         Again *again = calloc(2, sizeof *again);

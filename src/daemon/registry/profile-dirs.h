@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Discovery of ICC files in the profile directories (colord §8) and watching them.
+/* The profile directories (colord §8): discovery of their ICC files, the metadata cache,
+ * and watching them. Not a parser: the parsing is the parser processes' (src/sandbox).
  *
  * A walk goes to depth 2 below each root; bad files and too-deep directories are skipped one
  * at a time (colord aborts the whole start-up on either: colord §8.3, §16.1); duplicates by checksum
@@ -20,10 +21,10 @@ typedef struct ProfileWatch ProfileWatch;
 
 /* Starts watching (unless the event loop is missing), walks every directory, registers what
  * it finds. */
-int profile_scan_all(Manager *m);
+int profile_dirs_start(Manager *m);
 /* A file the daemon wrote into a profile directory (InstallSystemWide): listed again like a
  * change the watcher names, so it is parsed without waiting and registered when that is done
  * (behind a change being applied), as the watcher would find it (colord §4.2). 0, or -ENOMEM
  * (then the watcher's own event still finds it). */
-int profile_scan_file(Manager *m, const char *path);
+int profile_dirs_add_file(Manager *m, const char *path);
 ProfileWatch *profile_watch_free(ProfileWatch *w);
