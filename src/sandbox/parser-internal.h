@@ -11,6 +11,7 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
+#include "child-process.h"
 #include "list.h"
 #include "parse-wire.h"
 #include "parser.h"
@@ -56,9 +57,7 @@ struct ParserBatch {
 struct Worker {
         Parser *parser;
         unsigned slot;
-        int fd;
-        pid_t pid;
-        sd_event_source *io, *timer;
+        Child child;            /* the process, its socket (fd) and their watch on the loop */
         List in_flight;         /* ParserCall, in the order sent */
         uint64_t head_since;    /* when the head's parse could begin: its deadline counts from here */
         uint8_t *rx;

@@ -210,7 +210,7 @@ static void pool_wait(Parser *p, ParserCall **calls, size_t n) {
                         if (!w || w->in_flight.size == 0)
                                 continue;
                         ws[k] = w;
-                        pfd[k++] = (struct pollfd) { .fd = w->fd,
+                        pfd[k++] = (struct pollfd) { .fd = w->child.fd,
                                                      .events = POLLIN | (parser_worker_has_unsent(w) ? POLLOUT : 0) };
                         if (w->head_since + p->timeout_usec < deadline)
                                 deadline = w->head_since + p->timeout_usec;

@@ -5,55 +5,35 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "child-process.h"
 #include "macro.h"
 #include "socket-util.h"
 
 struct FetchRun {
-        sd_event_source *io, *timer;
-        int fd;
-        pid_t pid;           /* a spawned helper, or 0 */
+        Child child;         /* a spawned helper, or (pid 0) the connection to its socket */
         uint8_t *buf;
         size_t len, size;
         FetchCallback cb;
         void *userdata;
 };
 
-static void reap(FetchRun *run, bool kill_first) {
-        if (run->pid <= 0)
-                return;
-        if (kill_first)
-                (void) kill(run->pid, SIGKILL);
-        /* Its end of the socket is closed (EOF) or it was killed: waitpid returns at once. */
-        while (waitpid(run->pid, NULL, 0) < 0 && errno == EINTR)
-                ;
-        run->pid = 0;
-}
-
 FetchRun *fetch_run_free(FetchRun *run) {
         if (!run)
                 return NULL;
-        sd_event_source_disable_unref(run->io);
-        sd_event_source_disable_unref(run->timer);
-        closep(&run->fd);
-        reap(run, true);
+        child_end(&run->child, CHILD_KILL, NULL);
         free(run->buf);
         free(run);
         return NULL;
 }
 
 static void finish(FetchRun *run, int error) {
-        (void) sd_event_source_set_enabled(run->io, SD_EVENT_OFF);
-        (void) sd_event_source_set_enabled(run->timer, SD_EVENT_OFF);
-        reap(run, error < 0);
+        /* Its end of the socket is closed (EOF): it has exited or will at once. */
+        child_end(&run->child, error < 0 ? CHILD_KILL : CHILD_WAIT, NULL);
         if (error < 0) {
                 run->cb(run, error, NULL, run->userdata);
                 return;
@@ -99,33 +79,10 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
 }
 
 static int spawn_helper(FetchRun *run, const char *helper) {
-        int pair[2];
-        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0)
-                return -errno;
-        posix_spawn_file_actions_t actions;
-        posix_spawnattr_t attr;
-        sigset_t none, defaults;
-        sigemptyset(&none);
-        sigfillset(&defaults);
-        posix_spawnattr_init(&attr);
-        posix_spawnattr_setsigmask(&attr, &none);
-        posix_spawnattr_setsigdefault(&attr, &defaults);
-        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_adddup2(&actions, pair[1], STDIN_FILENO);
-        posix_spawn_file_actions_adddup2(&actions, pair[1], STDOUT_FILENO);
         char *argv[] = { (char *) helper, NULL };
-        extern char **environ;
-        int r = -posix_spawn(&run->pid, helper, &actions, &attr, argv, environ);
-        posix_spawn_file_actions_destroy(&actions);
-        posix_spawnattr_destroy(&attr);
-        close(pair[1]);
-        if (r < 0) {
-                close(pair[0]);
-                run->pid = 0;
-                return r;
-        }
-        return pair[0];
+        ChildSpec spec = { .path = helper, .argv = argv, .channel = CHILD_STDIO_SOCKET };
+        int r = child_start(&run->child, &spec);
+        return r < 0 ? r : run->child.fd;
 }
 
 int fetch_run_start(sd_event *event, const char *helper, const char *printer_uri, FetchCallback cb, void *userdata,
@@ -135,25 +92,24 @@ int fetch_run_start(sd_event *event, const char *helper, const char *printer_uri
         FetchRun *run = calloc(1, sizeof *run);
         if (!run)
                 return -ENOMEM;
+        run->child = CHILD_NULL;
         run->cb = cb;
         run->userdata = userdata;
-        run->fd = helper ? spawn_helper(run, helper) : unix_connect(FETCH_SOCKET);
-        int r = run->fd;
+        int r = helper ? spawn_helper(run, helper) : unix_connect(FETCH_SOCKET);
+        if (r >= 0)
+                run->child.fd = r;
         if (r >= 0) {
                 /* One line into an empty socket buffer: it never blocks. */
                 _cleanup_free_ char *line = NULL;
                 if (asprintf(&line, "%s\n", printer_uri) < 0)
                         r = -ENOMEM;
-                else if (send(run->fd, line, strlen(line), MSG_NOSIGNAL) != (ssize_t) strlen(line))
+                else if (send(run->child.fd, line, strlen(line), MSG_NOSIGNAL) != (ssize_t) strlen(line))
                         r = -errno ?: -EIO;
         }
         if (r >= 0)
-                r = fcntl(run->fd, F_SETFL, fcntl(run->fd, F_GETFL) | O_NONBLOCK) < 0 ? -errno : 0;
+                r = fcntl(run->child.fd, F_SETFL, fcntl(run->child.fd, F_GETFL) | O_NONBLOCK) < 0 ? -errno : 0;
         if (r >= 0)
-                r = sd_event_add_io(event, &run->io, run->fd, EPOLLIN, on_io, run);
-        if (r >= 0)
-                r = sd_event_add_time_relative(event, &run->timer, CLOCK_MONOTONIC, FETCH_TIMEOUT_SEC * 1000000ULL, 0,
-                                               on_timeout, run);
+                r = child_watch(&run->child, event, FETCH_TIMEOUT_SEC * 1000000ULL, on_io, on_timeout, run);
         if (r < 0) {
                 fetch_run_free(run);
                 return r;

@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child-process.h"
 #include "debounce.h"
 #include "device.h"
 #include "escl-id.h"
@@ -24,15 +24,12 @@
 #include "sane-names.h"
 #include "scanner-wire.h"
 #include "socket-util.h"
-#include "spawn-util.h"
 #include "strv.h"
 
 #define OUTPUT_MAX (1024 * 1024)
 #define WAITERS_MAX 64
 #define HOTPLUG_DELAY_USEC (500 * 1000ULL) /* a plugged scanner's interfaces come in a burst */
 #define HTTP_TIMEOUT_MAX_MS 5000
-
-extern char **environ;
 
 typedef struct Waiter {
         uint64_t generation; /* done once this rescan has finished */
@@ -48,9 +45,8 @@ struct ScannerSource {
 
         uint64_t started;        /* rescans started so far; the running one's number */
         bool again;              /* someone needs a rescan after the running one */
-        pid_t pid;               /* a child helper's, or 0 */
-        int out_fd;              /* its output (the pipe or the socket); >= 0 while one runs */
-        sd_event_source *io, *timeout;
+        Child helper;            /* fd: its output (the pipe or the socket), >= 0 while one runs;
+                                  * pid: a child helper's, or 0 */
         char *out;
         size_t out_len;
 
@@ -74,18 +70,9 @@ static void wanted_free_all(Wanted *w, size_t n) {
 }
 
 static void helper_stop(ScannerSource *s) {
-        s->io = sd_event_source_disable_unref(s->io);
-        s->timeout = sd_event_source_disable_unref(s->timeout);
-        closep(&s->out_fd);
-        s->out_fd = -1;
-        if (s->pid > 0) {
-                /* SIGKILL: a backend stuck in USB I/O would not look at SIGTERM soon. Its
-                 * output is complete or not wanted any more. */
-                (void) kill(s->pid, SIGKILL);
-                while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
-                        ;
-                s->pid = 0;
-        }
+        /* Killed: a backend stuck in USB I/O would not look at SIGTERM soon. Its output is
+         * complete or not wanted any more. */
+        child_end(&s->helper, CHILD_KILL, NULL);
         free(s->out);
         s->out = NULL;
         s->out_len = 0;
@@ -354,15 +341,11 @@ static void finish(ScannerSource *s, int error, const char *message, char **unan
 }
 
 static void on_helper_done(ScannerSource *s) {
-        int status = 0;
-        pid_t pid = s->pid;
+        int status;
+        pid_t pid = s->helper.pid;
         /* Its output is complete (EOF). One that lingers after closing it gains nothing by
          * being waited for: the loop must not block on a backend's exit handler. */
-        if (pid > 0 && waitpid(pid, &status, WNOHANG) == 0)
-                (void) kill(pid, SIGKILL);
-        while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
-                ;
-        s->pid = 0;
+        (void) child_end(&s->helper, CHILD_KILL_IF_RUNNING, &status);
         _cleanup_strv_free_ char **unanswered = NULL;
         int r = read_listing(s, &unanswered);
         if (r == -ENOMEM) {
@@ -418,7 +401,7 @@ static int on_timeout(sd_event_source *es, uint64_t usec, void *userdata) {
         _cleanup_free_ char *why = NULL;
         double sec = (double) s->manager->config.sane_timeout_usec / 1e6;
         int r = asprintf(&why, "the SANE helper did not finish in %g s (a backend hangs?); %s", sec,
-                         s->pid > 0 ? "killed" : "connection closed, it ends itself");
+                         s->helper.pid > 0 ? "killed" : "connection closed, it ends itself");
         log_warning("Scanners: %s; scanners kept as they were", r >= 0 ? why : "timeout");
         finish(s, -ETIMEDOUT, r >= 0 ? why : "the SANE helper timed out", NULL);
         return 0;
@@ -444,14 +427,11 @@ static int helper_connect(const char *path, unsigned http_ms, unsigned total_ms)
 
 static int helper_spawn(ScannerSource *s) {
         Manager *m = s->manager;
-        int out[2] = { -1, -1 };
-        posix_spawn_file_actions_t actions;
-        posix_spawnattr_t attr;
         char timeout_arg[32];
         uint64_t http_ms = m->config.sane_timeout_usec / 3000;
         int r;
 
-        assert(s->pid == 0 && s->out_fd < 0);
+        assert(s->helper.pid == 0 && s->helper.fd < 0);
         /* Each scanner's ScannerCapabilities must fit well inside the whole helper's time. */
         http_ms = http_ms > HTTP_TIMEOUT_MAX_MS ? HTTP_TIMEOUT_MAX_MS : http_ms ? http_ms : 1;
         snprintf(timeout_arg, sizeof timeout_arg, "%llu", (unsigned long long) http_ms);
@@ -463,44 +443,26 @@ static int helper_spawn(ScannerSource *s) {
                 r = helper_connect(m->config.sane_socket, (unsigned) http_ms, (unsigned) total_ms);
                 if (r < 0)
                         return r;
-                s->out_fd = r;
+                s->helper.fd = r;
+                (void) fcntl(s->helper.fd, F_SETFL, O_NONBLOCK);
                 return helper_watch(s);
         }
-        if (pipe2(out, O_CLOEXEC) < 0)
-                return -errno;
-        spawn_attr_init_default_signals(&attr);
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-        posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-        /* Nothing of the daemon's (the store, the bus, --ready-fd) reaches the backends. */
-        posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
-        r = -posix_spawn(&s->pid, argv[0], &actions, &attr, argv, environ);
-        posix_spawn_file_actions_destroy(&actions);
-        posix_spawnattr_destroy(&attr);
-        closep(&out[1]);
-        if (r < 0) {
-                s->pid = 0;
-                closep(&out[0]);
+        ChildSpec spec = { .path = argv[0], .argv = argv, .channel = CHILD_STDOUT_PIPE, .close_other_fds = true };
+        r = child_start(&s->helper, &spec);
+        if (r < 0)
                 return r;
-        }
-        s->out_fd = out[0];
         return helper_watch(s);
 }
 
 static int helper_watch(ScannerSource *s) {
         Manager *m = s->manager;
         int r;
-        (void) fcntl(s->out_fd, F_SETFL, O_NONBLOCK);
         s->started++;
-        r = sd_event_add_io(m->event, &s->io, s->out_fd, EPOLLIN, on_output, s);
+        r = child_watch(&s->helper, m->event, m->config.sane_timeout_usec, on_output, on_timeout, s);
         if (r < 0)
                 return r;
-        r = sd_event_add_time_relative(m->event, &s->timeout, CLOCK_MONOTONIC, m->config.sane_timeout_usec, 0,
-                                       on_timeout, s);
-        if (r < 0)
-                return r;
-        if (s->pid > 0)
-                log_debug("Scanners: rescan %llu, helper pid %d", (unsigned long long) s->started, (int) s->pid);
+        if (s->helper.pid > 0)
+                log_debug("Scanners: rescan %llu, helper pid %d", (unsigned long long) s->started, (int) s->helper.pid);
         else
                 log_debug("Scanners: rescan %llu on %s", (unsigned long long) s->started, m->config.sane_socket);
         return 0;
@@ -508,7 +470,7 @@ static int helper_watch(ScannerSource *s) {
 
 /* Starts a rescan now, or after the running one. Returns the rescan's number. */
 static int request(ScannerSource *s, uint64_t *ret_generation) {
-        if (s->out_fd >= 0) {
+        if (s->helper.fd >= 0) {
                 s->again = true;
                 *ret_generation = s->started + 1;
                 return 0;
@@ -555,7 +517,7 @@ static int scanner_start(Manager *m, void **ret_state) {
         ScannerSource *s = calloc(1, sizeof *s);
         if (!s)
                 return log_oom();
-        *s = (ScannerSource) { .manager = m, .out_fd = -1, .devices = hashmap_new() };
+        *s = (ScannerSource) { .manager = m, .helper = CHILD_NULL, .devices = hashmap_new() };
         *ret_state = s;
         if (!s->devices)
                 return log_oom();

@@ -9,17 +9,14 @@
 #include "sensor-argyll.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bus-errors.h"
+#include "child-process.h"
 #include "log.h"
-#include "spawn-util.h"
 #include "spotread-parse.h"
 #include "strv.h"
 
@@ -39,9 +36,7 @@ typedef enum Phase {
 struct Spotread {
         Sensor *sensor;
         Phase phase;
-        pid_t pid;
-        int stdin_fd, out_fd;
-        sd_event_source *io, *timeout;
+        Child child;        /* its stdin (in_fd), its stdout and stderr (fd) */
         char *out;          /* output not yet consumed (the probe keeps all of it) */
         size_t out_len;
         char *cap;          /* what this spotread measures: its -y argument follows from it */
@@ -66,16 +61,8 @@ static bool sensor_argyll_available(void) {
 static void spotread_free(Spotread *sr) {
         if (!sr)
                 return;
-        sd_event_source_disable_unref(sr->io);
-        sd_event_source_disable_unref(sr->timeout);
-        closep(&sr->stdin_fd);
-        closep(&sr->out_fd);
-        if (sr->pid > 0) {
-                /* SIGKILL: it may sit in a USB read and would not look at SIGTERM soon. */
-                (void) kill(sr->pid, SIGKILL);
-                while (waitpid(sr->pid, NULL, 0) < 0 && errno == EINTR)
-                        ;
-        }
+        /* Killed: it may sit in a USB read and would not look at SIGTERM soon. */
+        child_end(&sr->child, CHILD_KILL, NULL);
         free(sr->out);
         free(sr->cap);
         free(sr);
@@ -92,48 +79,17 @@ static void fail(Sensor *s, BusErrorCode code, const char *message) {
 }
 
 static int spawn(Spotread *sr, char **argv) {
-        int in[2] = { -1, -1 }, out[2] = { -1, -1 };
-        posix_spawn_file_actions_t actions;
-        posix_spawnattr_t attr;
         _cleanup_strv_free_ char **env = strv_copy(environ);
-        int r;
-
         if (!env || strv_extend(&env, "ARGYLL_NOT_INTERACTIVE=1") < 0)
                 return -ENOMEM;
-        if (pipe2(in, O_CLOEXEC) < 0)
-                return -errno;
-        if (pipe2(out, O_CLOEXEC) < 0) {
-                r = -errno;
-                closep(&in[0]);
-                closep(&in[1]);
-                return r;
-        }
-        spawn_attr_init_default_signals(&attr);
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
-        posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-        posix_spawn_file_actions_adddup2(&actions, out[1], STDERR_FILENO);
-        r = -posix_spawnp(&sr->pid, argv[0], &actions, &attr, argv, env);
-        posix_spawn_file_actions_destroy(&actions);
-        posix_spawnattr_destroy(&attr);
-        closep(&in[0]);
-        closep(&out[1]);
-        if (r < 0) {
-                sr->pid = 0;
-                closep(&in[1]);
-                closep(&out[0]);
-                return r;
-        }
-        sr->stdin_fd = in[1];
-        sr->out_fd = out[0];
-        (void) fcntl(sr->out_fd, F_SETFL, O_NONBLOCK);
-        (void) fcntl(sr->stdin_fd, F_SETFL, O_NONBLOCK);
-        return 0;
+        ChildSpec spec = { .path = argv[0], .argv = argv, .envp = env, .search_path = true,
+                           .channel = CHILD_STDIO_PIPES };
+        return child_start(&sr->child, &spec);
 }
 
 static void press_key(Spotread *sr) {
         /* Any key but q or ESC takes a reading; a failed write shows up as EOF soon after. */
-        if (write(sr->stdin_fd, "\n", 1) != 1)
+        if (write(sr->child.in_fd, "\n", 1) != 1)
                 log_debug_errno(errno, "Sensor %s: cannot write to spotread: %m", sr->sensor->id);
         sr->at_prompt = false;
         sr->keyed = true;
@@ -142,7 +98,7 @@ static void press_key(Spotread *sr) {
 static void on_result(Spotread *sr, const double xyz[3]) {
         Sensor *s = sr->sensor;
         sr->keyed = false;
-        (void) sd_event_source_set_enabled(sr->timeout, SD_EVENT_OFF); /* idle while locked: no limit */
+        (void) sd_event_source_set_enabled(sr->child.timer, SD_EVENT_OFF); /* idle while locked: no limit */
         if (streq_ptr(s->pending_cap, "ambient"))
                 /* colord's answer for ambient light: lux in X, the others -1. */
                 sensor_reply_sample(s, (double[3]) { xyz[1], -1, -1 });
@@ -257,13 +213,8 @@ static int on_timeout(sd_event_source *source, uint64_t usec, void *userdata) {
         return 0;
 }
 
-static int arm_timeout(Spotread *sr) {
-        uint64_t usec = sr->phase == PHASE_PROBE ? PROBE_TIMEOUT_USEC : SAMPLE_TIMEOUT_USEC;
-        if (sr->timeout)
-                return sd_event_source_set_time_relative(sr->timeout, usec) < 0 ? -EIO :
-                       sd_event_source_set_enabled(sr->timeout, SD_EVENT_ONESHOT);
-        return sd_event_add_time_relative(sr->sensor->manager->event, &sr->timeout, CLOCK_MONOTONIC, usec, 0,
-                                          on_timeout, sr);
+static uint64_t phase_timeout(const Spotread *sr) {
+        return sr->phase == PHASE_PROBE ? PROBE_TIMEOUT_USEC : SAMPLE_TIMEOUT_USEC;
 }
 
 /* The mode argument for a capability: -a for ambient light, else the display type or none. */
@@ -279,7 +230,7 @@ static int start(Sensor *s, Phase phase) {
         int r;
         if (!sr)
                 return -ENOMEM;
-        *sr = (Spotread) { .sensor = s, .phase = phase, .stdin_fd = -1, .out_fd = -1 };
+        *sr = (Spotread) { .sensor = s, .phase = phase, .child = CHILD_NULL };
         snprintf(port, sizeof port, "-c%u", s->argyll_port);
         if (!(sr->cap = strdup(s->pending_cap)) || !(sr->out = malloc(OUTPUT_MAX + 1))) {
                 spotread_free(sr);
@@ -287,9 +238,7 @@ static int start(Sensor *s, Phase phase) {
         }
         r = spawn(sr, phase == PHASE_PROBE ? probe : measure);
         if (r >= 0)
-                r = sd_event_add_io(s->manager->event, &sr->io, sr->out_fd, EPOLLIN, on_output, sr);
-        if (r >= 0)
-                r = arm_timeout(sr);
+                r = child_watch(&sr->child, s->manager->event, phase_timeout(sr), on_output, on_timeout, sr);
         if (r < 0) {
                 spotread_free(sr);
                 return r;
@@ -307,7 +256,7 @@ static int sensor_argyll_sample(Sensor *s) {
         if (!s->spotread)
                 return start(s, s->argyll_port ? PHASE_MEASURE : PHASE_PROBE);
         sr = s->spotread;
-        int r = arm_timeout(sr);
+        int r = child_set_deadline(&sr->child, phase_timeout(sr));
         if (r < 0)
                 return r;
         sr->keyed = false;
