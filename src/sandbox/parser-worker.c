@@ -21,8 +21,6 @@
 #define PARSER_FD 3
 #define RX_CHUNK (64u * 1024)
 
-static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *userdata);
-static int on_worker_timer(sd_event_source *s, uint64_t usec, void *userdata);
 
 static size_t call_total(const ParserCall *c) {
         return sizeof c->header + c->header.size;
@@ -79,14 +77,6 @@ static int spawn_process(Parser *p, Child *ret, char **ret_error) {
 
 void parser_worker_free(Worker *w);
 
-/* The loop's sources for a process, once the pool has a loop. */
-int parser_worker_watch(Worker *w) {
-        Parser *p = w->parser;
-        if (!p->event || w->child.io)
-                return 0;
-        return child_watch(&w->child, p->event, UINT64_MAX, on_worker_io, on_worker_timer, w);
-}
-
 int parser_worker_new(Parser *p, unsigned slot, char **ret_error) {
         assert(!p->workers[slot]);
         Worker *w = calloc(1, sizeof *w);
@@ -103,11 +93,6 @@ int parser_worker_new(Parser *p, unsigned slot, char **ret_error) {
         }
         p->workers[slot] = w;
         p->spawned++;
-        r = parser_worker_watch(w);
-        if (r < 0) {
-                parser_worker_free(w);
-                return r;
-        }
         return 0;
 }
 
@@ -366,18 +351,6 @@ int parser_worker_arm(Worker *w) {
         return r;
 }
 
-static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        Worker *w = userdata;
-        Parser *p = w->parser;
-        int r = 0;
-        if (revents & (EPOLLIN | EPOLLHUP | EPOLLERR))
-                r = parser_worker_receive(w);
-        if (r >= 0 && (revents & EPOLLOUT))
-                (void) parser_worker_send(w);
-        parser_pool_kick(p);
-        return 0;
-}
-
 void parser_worker_check_deadline(Worker *w) {
         Parser *p = w->parser;
         if (w->in_flight.size == 0 || now(CLOCK_MONOTONIC) < w->head_since + p->timeout_usec)
@@ -388,12 +361,4 @@ void parser_worker_check_deadline(Worker *w) {
                 return; /* it failed meanwhile: w is gone */
         if (w->in_flight.size > 0 && now(CLOCK_MONOTONIC) >= w->head_since + p->timeout_usec)
                 parser_worker_fail(w, -ETIME, NULL);
-}
-
-static int on_worker_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        Worker *w = userdata;
-        Parser *p = w->parser;
-        parser_worker_check_deadline(w);
-        parser_pool_kick(p);
-        return 0;
 }
