@@ -19,8 +19,6 @@
 #include "strv.h"
 
 #define PARSER_FD 3
-#define RX_CHUNK (64u * 1024)
-
 
 static size_t call_total(const ParserCall *c) {
         return sizeof c->header + c->header.size;

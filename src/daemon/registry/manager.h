@@ -104,8 +104,6 @@ Manager *manager_free(Manager *m);
  * bus name so the first answer is already complete. */
 int manager_startup(Manager *m);
 
-/* Caller identity (cached per connection). */
-
 /* Lookups. `uid` is the caller, whose own objects are preferred. */
 Device *manager_find_device_by_id(Manager *m, const char *id, uid_t uid);
 Device *manager_find_device_by_path(Manager *m, const char *path);
@@ -125,10 +123,10 @@ void manager_remove_device(Manager *m, Device *d); /* emits DeviceRemoved, frees
 /* auto_add: run automatic assignment (client-created profiles only, colord §5.5). */
 int manager_add_profile(Manager *m, Profile *p, bool auto_add);
 void manager_remove_profile(Manager *m, Profile *p); /* detaches from devices, emits, frees */
-/* A discovered profile's file moved: keeps the filename index right. */
 /* profile_set_property() for a registered profile: keeps the indexes right. */
 int manager_profile_set_property(Manager *m, Profile *p, const char *key, const char *value,
                                  const char **ret_property);
+/* A discovered profile's file moved: keeps the filename index right. */
 int manager_profile_set_filename(Manager *m, Profile *p, const char *filename);
 
 /* Sensors: into the list and map, SensorAdded; out again with SensorRemoved (frees; a
