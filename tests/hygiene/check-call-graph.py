@@ -85,8 +85,10 @@ def nm_symbols(objs):
 
 
 def call_edges(root, build, files):
-    """Within each program or library (a meson target: its objects share a `X.p` folder),
-    an object that leaves a symbol undefined which another of its objects defines."""
+    """An object that leaves a symbol undefined which another object defines. A program is
+    linked from several libraries (tinctd from its rooms), so a symbol is looked for in the
+    same meson target (its objects share a `X.p` folder) first, then anywhere when exactly
+    one module defines it (`main` and the tests' own helpers are defined many times)."""
     known = set(files)
     targets = defaultdict(list)
     for c in read_commands(build):
@@ -97,17 +99,24 @@ def call_edges(root, build, files):
         if os.path.exists(obj):
             targets[os.path.dirname(c['output'])].append((src, obj))
     defined, undefined = nm_symbols(sorted({obj for objs in targets.values() for _, obj in objs}))
+    anywhere = defaultdict(set)
+    for objs in targets.values():
+        for src, obj in objs:
+            for sym in defined[obj]:
+                anywhere[sym].add(module_of(src))
     edges = defaultdict(set)
     for objs in targets.values():
         definer = {}
         for src, obj in objs:
             for sym in defined[obj]:
-                definer[sym] = src
+                definer[sym] = module_of(src)
         for src, obj in objs:
             for sym in undefined[obj]:
                 t = definer.get(sym)
-                if t and module_of(t) != module_of(src):
-                    edges[module_of(src)].add(module_of(t))
+                if not t and len(anywhere.get(sym, ())) == 1:
+                    t = next(iter(anywhere[sym]))
+                if t and t != module_of(src):
+                    edges[module_of(src)].add(t)
     return edges
 
 
