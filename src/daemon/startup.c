@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Start-up work done before the bus name is taken, so the first answer is complete:
- * DMI facts, profile discovery, disk devices from the store, the dummy sensor. Each
- * step failing on one item skips that item only (colord stops everything: colord §16.1). */
+ * DMI facts, profile discovery, disk devices from the store, the device sources in their
+ * order, the dummy sensor. Each step failing on one item skips that item only (colord stops
+ * everything: colord §16.1). */
+#include "startup.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cups-source.h"
-#include "daemon-dbus.h"
 #include "device.h"
 #include "display.h"
 #include "fileio.h"
@@ -19,8 +20,6 @@
 #include "profile-load.h"
 #include "profile-dirs.h"
 #include "profile.h"
-#include "sensor-dummy.h"
-#include "scanner-source.h"
 #include "udev.h"
 #include "utf8.h"
 
@@ -148,27 +147,33 @@ static void restore_disk_devices(Manager *m) {
         }
 }
 
-/* The device sources (device-source.h), in the order they start: after disk devices, so that
- * a stored id wins its path; scanners after udev, so that a USB scanner udev found keeps its
- * device; CUPS last, asynchronous (its devices come with cupsd's first answer). */
-static const DeviceSourceVTable *const device_sources[] = {
-        &display_source,
-        &udev_devices_source,
-        &scanner_source,
-        &cups_source,
-        NULL
-};
+void sources_config_done(SourcesConfig *c) {
+        cups_config_done(&c->cups);
+        scanner_config_done(&c->scanners);
+        dummy_sensor_config_done(&c->dummy_sensor);
+}
 
-int manager_startup(Manager *m) {
+int manager_startup(Manager *m, const SourcesConfig *sources) {
+        /* The device sources (device-source.h), in the order they start: after disk devices,
+         * so that a stored id wins its path; scanners after udev, so that a USB scanner udev
+         * found keeps its device; CUPS last, asynchronous (its devices come with cupsd's
+         * first answer). */
+        const DeviceSourceSetup device_sources[] = {
+                { &display_source, NULL },
+                { &udev_devices_source, NULL },
+                { &scanner_source, &sources->scanners },
+                { &cups_source, &sources->cups },
+        };
+
         read_system_identity(m);
         restore_disk_profiles(m);
         profile_dirs_start(m);
         restore_disk_devices(m);
-        int r = manager_start_sources(m, device_sources);
+        int r = manager_start_sources(m, device_sources, ELEMENTSOF(device_sources));
         if (r < 0)
                 return r;
         /* After the coldplug, as colord: a plugged-in sensor gets its id first. */
-        if (m->config.create_dummy_sensor)
-                return sensor_dummy_create(m);
+        if (sources->dummy_sensor.create)
+                return sensor_dummy_create(m, &sources->dummy_sensor);
         return 0;
 }

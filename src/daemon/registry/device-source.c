@@ -9,18 +9,16 @@
 
 #include "log.h"
 
-int manager_start_sources(Manager *m, const DeviceSourceVTable *const *sources) {
-        size_t n = 0;
-        while (sources[n])
-                n++;
+int manager_start_sources(Manager *m, const DeviceSourceSetup *sources, size_t n) {
         assert(!m->sources);
         m->sources = calloc(n ?: 1, sizeof *m->sources);
         if (!m->sources)
                 return log_oom();
         for (size_t i = 0; i < n; i++) {
                 DeviceSource *s = &m->sources[m->n_sources++];
-                s->vtable = sources[i];
-                (void) s->vtable->start(m, &s->state); /* logged by the source; the daemon runs on */
+                s->vtable = sources[i].vtable;
+                /* logged by the source; the daemon runs on */
+                (void) s->vtable->start(m, sources[i].config, &s->state);
         }
         return 0;
 }

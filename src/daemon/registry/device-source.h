@@ -7,8 +7,7 @@
  * questions below and stops them. Nothing in the registry or the bus objects names a
  * source; a new one is a folder under sources/ and one line in startup.c.
  *
- * Not here: a source's own settings (parsed by main.c into ManagerConfig, read by the
- * source), the bus objects of its devices (the one fallback vtable in bus/ serves them all),
+ * Not here: the bus objects of its devices (the one fallback vtable in bus/ serves them all),
  * a source's own bus object (it registers that itself, as the scanners' Rescan). */
 #pragma once
 
@@ -20,11 +19,13 @@
 typedef struct DeviceSourceVTable {
         /* For the log. */
         const char *name;
-        /* Makes the devices there now, or starts asking for them, and follows their changes.
-         * *ret_state is set as soon as there is state to free (stop() frees it even after a
-         * failure); left NULL when the source is switched off. A failure is logged here, and
-         * the daemon runs on without the source. */
-        int (*start)(Manager *m, void **ret_state);
+        /* Makes the devices there now, or starts asking for them, and follows their changes,
+         * as its own settings say (`config`: the source's, parsed by main.c, kept as long as
+         * the source runs; NULL for a source without settings of its own). *ret_state is set
+         * as soon as there is state to free (stop() frees it even after a failure); left
+         * NULL when the source is switched off. A failure is logged here, and the daemon
+         * runs on without the source. */
+        int (*start)(Manager *m, const void *config, void **ret_state);
         /* Frees the state. Its devices stay in the registry, which frees them itself. */
         void (*stop)(void *state);
 
@@ -51,15 +52,21 @@ typedef struct DeviceSourceVTable {
         void (*choice_stored)(void *state, const Device *d, const char *profile_id, uint64_t timestamp);
 } DeviceSourceVTable;
 
+/* A source to start, with its settings. */
+typedef struct DeviceSourceSetup {
+        const DeviceSourceVTable *vtable;
+        const void *config;
+} DeviceSourceSetup;
+
 /* One running source, in the Manager's table. */
 typedef struct DeviceSource {
         const DeviceSourceVTable *vtable;
         void *state;
 } DeviceSource;
 
-/* Starts each source of the NULL-terminated list, in its order (a later one may rely on an
- * earlier one's devices). One that fails is logged by itself and left out. */
-int manager_start_sources(Manager *m, const DeviceSourceVTable *const *sources);
+/* Starts each of the n sources, in their order (a later one may rely on an earlier one's
+ * devices). One that fails is logged by itself and left out. */
+int manager_start_sources(Manager *m, const DeviceSourceSetup *sources, size_t n);
 /* Stops them all, in the order they started (manager_free()). */
 void manager_stop_sources(Manager *m);
 

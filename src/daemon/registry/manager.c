@@ -124,12 +124,7 @@ void manager_config_done(ManagerConfig *c) {
         c->state_dir = mfree(c->state_dir);
         c->profile_dirs = strv_free(c->profile_dirs);
         c->sysfs_root = mfree(c->sysfs_root);
-        c->dummy_sensor_display = mfree(c->dummy_sensor_display);
-        c->dummy_sensor_x11 = mfree(c->dummy_sensor_x11);
         c->parse_helper = mfree(c->parse_helper);
-        c->sane_helper = mfree(c->sane_helper);
-        c->sane_socket = mfree(c->sane_socket);
-        c->fetch_helper = mfree(c->fetch_helper);
 }
 
 Manager *manager_free(Manager *m) {

@@ -31,22 +31,11 @@ typedef struct ManagerConfig {
         char *state_dir;
         char **profile_dirs;
         char *sysfs_root;
-        bool no_udev;
-        bool no_cups;                   /* --no-cups: printers are not followed (cups-source.h) */
-        uint64_t cups_poll_usec;        /* --cups-poll: cupsd's queues listed while notified; 0: default */
-        uint64_t cups_lease_usec;       /* --cups-lease: of the notifier's subscription; 0: default */
-        bool create_dummy_sensor;
-        char *dummy_sensor_display;     /* ICC file: the dummy's virtual display (sensor-sim.h) */
-        char *dummy_sensor_x11;         /* tests: that display is this X screen (sensor-x11.h) */
+        bool no_udev;                   /* --no-udev: no device of this machine is looked for */
         uint64_t polkit_timeout_usec;
         char *parse_helper;             /* tinct-parse (docs/sandbox.md) */
         uint64_t parse_timeout_usec;
-        bool sane_discovery;            /* scanner-source.h: on unless --no-udev or --sysfs-root */
-        bool sane_test_devices;         /* SANE's vendor-Noname devices too */
-        char *sane_helper;              /* tinct-sane-list, spawned as a child */
-        char *sane_socket;              /* --sane-socket: tinct-sane-list's socket unit instead */
-        uint64_t sane_timeout_usec;
-        char *fetch_helper;             /* --fetch-helper: spawn tinct-fetch, else its socket (cups-fetch.h) */
+        /* The sources' own settings are theirs (startup.h's SourcesConfig), not the registry's. */
 } ManagerConfig;
 
 typedef struct Manager {
@@ -100,10 +89,6 @@ void manager_config_done(ManagerConfig *c);
 /* Takes over everything *config owns (and zeroes it), on success and on failure alike. */
 int manager_new(ManagerConfig *config, Manager **ret);
 Manager *manager_free(Manager *m);
-/* Loads profiles, restores disk devices, makes the dummy sensor; call before taking the
- * bus name so the first answer is already complete. */
-int manager_startup(Manager *m);
-
 /* Lookups. `uid` is the caller, whose own objects are preferred. */
 Device *manager_find_device_by_id(Manager *m, const char *id, uid_t uid);
 Device *manager_find_device_by_path(Manager *m, const char *path);

@@ -44,6 +44,7 @@ typedef struct CupsQueue {
 } CupsQueue;
 
 struct CupsWatch {
+        const CupsConfig *config;   /* tinctd's, for as long as the source runs */
         Manager *manager;
         CupsServer server;
         char server_name[128];
@@ -318,11 +319,11 @@ static void queue_fetch(CupsWatch *w, CupsQueue *q) {
                 return; /* not a network printer tinct-fetch can ask */
         if (free_and_strdup(&q->fetched_uri, q->device_uri) < 0)
                 return (void) log_oom();
-        int r = fetch_run_start(w->manager->event, w->manager->config.fetch_helper, q->device_uri, on_fetched, q,
+        int r = fetch_run_start(w->manager->event, w->config->fetch_helper, q->device_uri, on_fetched, q,
                                 &q->run);
         if (r < 0)
                 log_warning_errno(r, "Printer %s: cannot ask tinct-fetch (%s) for its identity and profiles: %m",
-                                  q->name, w->manager->config.fetch_helper ?: FETCH_SOCKET);
+                                  q->name, w->config->fetch_helper ?: FETCH_SOCKET);
 }
 
 /* ---- one queue -------------------------------------------------------------------------- */
@@ -527,7 +528,7 @@ static int schedule(CupsWatch *w, uint64_t usec);
 static uint64_t poll_usec(CupsWatch *w) {
         if (!cups_notify_subscribed(w->notify))
                 return CUPS_POLL_SEC * 1000000ULL;
-        return w->manager->config.cups_poll_usec ?: CUPS_SAFETY_POLL_SEC * 1000000ULL;
+        return w->config->poll_usec ?: CUPS_SAFETY_POLL_SEC * 1000000ULL;
 }
 
 static void report_problems(CupsWatch *w, char *problems) {
@@ -659,13 +660,15 @@ static void on_poke(void *userdata) {
         (void) schedule(w, CUPS_NOTIFY_DELAY_USEC);
 }
 
-static int cups_start(Manager *m, void **ret_state) {
-        if (m->config.no_cups)
+static int cups_start(Manager *m, const void *config, void **ret_state) {
+        const CupsConfig *c = config;
+        if (c->off)
                 return 0;
         CupsWatch *w = calloc(1, sizeof *w);
         if (!w)
                 return log_oom();
         w->manager = m;
+        w->config = c;
         const char *env = getenv("CUPS_SERVER");
         int r = cups_server_parse(env, &w->server);
         if (r < 0) {
@@ -683,7 +686,7 @@ static int cups_start(Manager *m, void **ret_state) {
         }
         *ret_state = w;
         r = cups_notify_new(m->event, m->bus, &w->server, w->server_name,
-                            (int32_t) ((m->config.cups_lease_usec ?: CUPS_LEASE_SEC * 1000000ULL) / 1000000ULL) ?: 1,
+                            (int32_t) ((c->lease_usec ?: CUPS_LEASE_SEC * 1000000ULL) / 1000000ULL) ?: 1,
                             on_poke, w, &w->notify);
         if (r < 0)
                 log_warning_errno(r, "Cannot watch cupsd's D-Bus notifier: %m; listing its queues every %d s",
@@ -693,6 +696,10 @@ static int cups_start(Manager *m, void **ret_state) {
                 return log_warning_errno(r, "Cannot follow cupsd: %m");
         log_debug("Following the queues of cupsd at %s", w->server_name);
         return 0;
+}
+
+void cups_config_done(CupsConfig *c) {
+        c->fetch_helper = mfree(c->fetch_helper);
 }
 
 static void cups_stop(void *userdata) {

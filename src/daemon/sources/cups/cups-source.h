@@ -21,6 +21,16 @@
 
 typedef struct CupsWatch CupsWatch;
 
+/* The command line's settings of the CUPS source (tinctd --help). */
+typedef struct CupsConfig {
+        bool off;                       /* --no-cups: printers are not followed */
+        uint64_t poll_usec;             /* --cups-poll: cupsd's queues listed while notified; 0: default */
+        uint64_t lease_usec;            /* --cups-lease: of the notifier's subscription; 0: default */
+        char *fetch_helper;             /* --fetch-helper: spawn tinct-fetch, else its socket (cups-fetch.h) */
+} CupsConfig;
+
+void cups_config_done(CupsConfig *c);
+
 /* The source (device-source.h). start: follows cupsd (CUPS_SERVER or the default socket);
  * the first answer comes later on the event loop, and a CUPS_SERVER tinct cannot use is
  * logged and leaves it off. yields_to_client: a device the source made and still owns,

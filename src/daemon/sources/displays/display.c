@@ -500,7 +500,7 @@ static int watch_setup(DisplayWatch *w) {
         return udev_source_watch(w->source);
 }
 
-static int display_start(Manager *m, void **ret_state) {
+static int display_start(Manager *m, const void *config, void **ret_state) {
         if (m->config.no_udev) {
                 log_debug("Display discovery disabled (--no-udev)");
                 return 0;

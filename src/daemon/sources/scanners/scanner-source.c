@@ -39,6 +39,7 @@ typedef struct Waiter {
 
 struct ScannerSource {
         Manager *manager;
+        const ScannerConfig *config;    /* tinctd's, for as long as the source runs */
         Hashmap *devices;        /* id → Device we made */
         Debounce *hotplug;
         sd_bus_slot *slot;
@@ -148,7 +149,7 @@ static int want_sane(ScannerSource *s, const ScannerRecord *rec, Wanted **w, siz
         _cleanup_free_ char *id = NULL, *model_name = NULL;
         unsigned bus, dev;
         int r;
-        if (sane_vendor_is_test(vendor) && !m->config.sane_test_devices) {
+        if (sane_vendor_is_test(vendor) && !s->config->test_devices) {
                 log_debug("SANE: %s is a test device (vendor %s), skipped as colord does", name, vendor);
                 return 0;
         }
@@ -399,7 +400,7 @@ static int on_output(sd_event_source *es, int fd, uint32_t revents, void *userda
 static int on_timeout(sd_event_source *es, uint64_t usec, void *userdata) {
         ScannerSource *s = userdata;
         _cleanup_free_ char *why = NULL;
-        double sec = (double) s->manager->config.sane_timeout_usec / 1e6;
+        double sec = (double) s->config->timeout_usec / 1e6;
         int r = asprintf(&why, "the SANE helper did not finish in %g s (a backend hangs?); %s", sec,
                          s->helper.pid > 0 ? "killed" : "connection closed, it ends itself");
         log_warning("Scanners: %s; scanners kept as they were", r >= 0 ? why : "timeout");
@@ -426,21 +427,20 @@ static int helper_connect(const char *path, unsigned http_ms, unsigned total_ms)
 }
 
 static int helper_spawn(ScannerSource *s) {
-        Manager *m = s->manager;
         char timeout_arg[32];
-        uint64_t http_ms = m->config.sane_timeout_usec / 3000;
+        uint64_t http_ms = s->config->timeout_usec / 3000;
         int r;
 
         assert(s->helper.pid == 0 && s->helper.fd < 0);
         /* Each scanner's ScannerCapabilities must fit well inside the whole helper's time. */
         http_ms = http_ms > HTTP_TIMEOUT_MAX_MS ? HTTP_TIMEOUT_MAX_MS : http_ms ? http_ms : 1;
         snprintf(timeout_arg, sizeof timeout_arg, "%llu", (unsigned long long) http_ms);
-        char *argv[] = { m->config.sane_helper, (char *) "--http-timeout-ms", timeout_arg, NULL };
+        char *argv[] = { s->config->helper, (char *) "--http-timeout-ms", timeout_arg, NULL };
         if (!(s->out = malloc(OUTPUT_MAX)))
                 return -ENOMEM;
-        if (m->config.sane_socket) {
-                uint64_t total_ms = (m->config.sane_timeout_usec + 999) / 1000;
-                r = helper_connect(m->config.sane_socket, (unsigned) http_ms, (unsigned) total_ms);
+        if (s->config->socket) {
+                uint64_t total_ms = (s->config->timeout_usec + 999) / 1000;
+                r = helper_connect(s->config->socket, (unsigned) http_ms, (unsigned) total_ms);
                 if (r < 0)
                         return r;
                 s->helper.fd = r;
@@ -458,13 +458,13 @@ static int helper_watch(ScannerSource *s) {
         Manager *m = s->manager;
         int r;
         s->started++;
-        r = child_watch(&s->helper, m->event, m->config.sane_timeout_usec, on_output, on_timeout, s);
+        r = child_watch(&s->helper, m->event, s->config->timeout_usec, on_output, on_timeout, s);
         if (r < 0)
                 return r;
         if (s->helper.pid > 0)
                 log_debug("Scanners: rescan %llu, helper pid %d", (unsigned long long) s->started, (int) s->helper.pid);
         else
-                log_debug("Scanners: rescan %llu on %s", (unsigned long long) s->started, m->config.sane_socket);
+                log_debug("Scanners: rescan %llu on %s", (unsigned long long) s->started, s->config->socket);
         return 0;
 }
 
@@ -478,8 +478,8 @@ static int request(ScannerSource *s, uint64_t *ret_generation) {
         int r = helper_spawn(s);
         if (r < 0) {
                 log_warning_errno(r, "Scanners: cannot %s the SANE helper %s: %m",
-                                  s->manager->config.sane_socket ? "reach" : "start",
-                                  s->manager->config.sane_socket ?: s->manager->config.sane_helper);
+                                  s->config->socket ? "reach" : "start",
+                                  s->config->socket ?: s->config->helper);
                 helper_stop(s);
                 return r;
         }
@@ -509,15 +509,16 @@ static void scanner_hotplug(void *userdata, const char *subsystem) {
         debounce_schedule(s->hotplug);
 }
 
-static int scanner_start(Manager *m, void **ret_state) {
-        if (!m->config.sane_discovery) {
+static int scanner_start(Manager *m, const void *config, void **ret_state) {
+        const ScannerConfig *c = config;
+        if (!c->discovery) {
                 log_debug("SANE discovery disabled");
                 return 0;
         }
         ScannerSource *s = calloc(1, sizeof *s);
         if (!s)
                 return log_oom();
-        *s = (ScannerSource) { .manager = m, .helper = CHILD_NULL, .devices = hashmap_new() };
+        *s = (ScannerSource) { .manager = m, .config = c, .helper = CHILD_NULL, .devices = hashmap_new() };
         *ret_state = s;
         if (!s->devices)
                 return log_oom();
@@ -532,6 +533,11 @@ static int scanner_start(Manager *m, void **ret_state) {
         /* Not waited for: the bus name does not wait for SANE's backends. */
         on_hotplug(s);
         return 0;
+}
+
+void scanner_config_done(ScannerConfig *c) {
+        c->helper = mfree(c->helper);
+        c->socket = mfree(c->socket);
 }
 
 static void scanner_stop(void *userdata) {

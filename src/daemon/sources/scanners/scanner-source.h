@@ -17,6 +17,17 @@
 
 typedef struct ScannerSource ScannerSource;
 
+/* The command line's settings of the scanner source (tinctd --help). */
+typedef struct ScannerConfig {
+        bool discovery;                 /* on unless --no-udev or --sysfs-root, or with --sane-discovery */
+        bool test_devices;              /* --sane-test-devices: SANE's vendor-Noname devices too */
+        char *helper;                   /* tinct-sane-list, spawned as a child */
+        char *socket;                   /* --sane-socket: tinct-sane-list's socket unit instead */
+        uint64_t timeout_usec;          /* --sane-timeout */
+} ScannerConfig;
+
+void scanner_config_done(ScannerConfig *c);
+
 typedef struct ScanResult {
         int error;               /* 0, or why the listing failed (devices unchanged) */
         const char *message;     /* the failure, for the caller */

@@ -259,30 +259,35 @@ const SensorDriver sensor_dummy_driver = {
         .done = dummy_done,
 };
 
-int sensor_dummy_create(Manager *m) {
-        if (m->config.dummy_sensor_x11 && !m->config.dummy_sensor_display)
+void dummy_sensor_config_done(DummySensorConfig *c) {
+        c->display = mfree(c->display);
+        c->x11 = mfree(c->x11);
+}
+
+int sensor_dummy_create(Manager *m, const DummySensorConfig *c) {
+        if (c->x11 && !c->display)
                 return log_error_errno(-EINVAL,
                                        "--dummy-sensor-x11 needs --dummy-sensor-display: the profile that turns the pixel into XYZ");
-        if (m->config.dummy_sensor_x11 && !sensor_x11_supported())
+        if (c->x11 && !sensor_x11_supported())
                 return log_error_errno(-EOPNOTSUPP,
                                        "--dummy-sensor-x11: this tinctd is built without X11 (-Dx11=disabled)");
         Sensor *s;
         int r = sensor_new_dummy(m, &sensor_dummy_driver, &s);
         if (r < 0)
                 return log_error_errno(r, "Failed to create the dummy sensor: %m");
-        if (m->config.dummy_sensor_display) {
+        if (c->display) {
                 _cleanup_free_ char *why = NULL;
-                r = sensor_sim_load(m->parser, m->config.dummy_sensor_display, &s->sim, &why);
+                r = sensor_sim_load(m->parser, c->display, &s->sim, &why);
                 if (r < 0) {
                         sensor_free(s);
                         /* root asked for it on the command line: refuse to start */
                         return log_error_errno(r, "Cannot use %s as the dummy sensor's display: %s",
-                                               m->config.dummy_sensor_display, why ?: strerror(-r));
+                                               c->display, why ?: strerror(-r));
                 }
                 log_info("The dummy sensor measures a virtual display: %s, %.1f cd/m²",
                          s->sim->path, s->sim->luminance);
-                if (m->config.dummy_sensor_x11) {
-                        if (!(s->sim->x11_display = strdup(m->config.dummy_sensor_x11))) {
+                if (c->x11) {
+                        if (!(s->sim->x11_display = strdup(c->x11))) {
                                 sensor_free(s);
                                 return log_oom();
                         }

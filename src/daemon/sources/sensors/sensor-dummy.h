@@ -8,7 +8,16 @@
 
 extern const SensorDriver sensor_dummy_driver;
 
+/* The command line's settings of the dummy (tinctd --help). */
+typedef struct DummySensorConfig {
+        bool create;                    /* --create-dummy-sensor (or --dummy-sensor-display) */
+        char *display;                  /* ICC file: the dummy's virtual display (sensor-sim.h) */
+        char *x11;                      /* tests: that display is this X screen (sensor-x11.h) */
+} DummySensorConfig;
+
+void dummy_sensor_config_done(DummySensorConfig *c);
+
 /* Makes the dummy and adds it to the registry. An unusable --dummy-sensor-display or
  * --dummy-sensor-x11 is an error (root asked for it on the command line: the daemon does
  * not start). */
-int sensor_dummy_create(Manager *m);
+int sensor_dummy_create(Manager *m, const DummySensorConfig *c);

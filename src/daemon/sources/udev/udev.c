@@ -194,7 +194,7 @@ static void on_udev_event(UdevAction action, const UdevInfo *i, void *userdata) 
         }
 }
 
-static int udev_start(Manager *m, void **ret_state) {
+static int udev_start(Manager *m, const void *config, void **ret_state) {
         static char *const subsystems[] = { (char *) "usb", (char *) "video4linux", (char *) "scsi", NULL };
         if (m->config.no_udev) {
                 log_debug("udev discovery disabled (--no-udev)");
