@@ -16,7 +16,7 @@ usage() { echo "usage: $0 MINUTES [TARGET...]" >&2; exit 2; }
 [ $# -ge 1 ] && [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -gt 0 ] || usage
 minutes=$1; shift
 
-all_targets=(edid icc edid-icc dbus-wire json qualifier names parse-reply cgats)
+all_targets=(edid icc edid-icc dbus-wire json qualifier names parse-reply cgats http)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 

@@ -212,3 +212,18 @@ write('cgats', 'keyword-without-value.ti3', ti3(ROWS, head=TI3_HEAD.replace('DEV
 # found by fuzz-cgats: a last line without a newline whose token ends in a blank (it looped)
 write('cgats', 'no-final-newline', 'DESLI ')
 write('cgats', 'no-final-newline.ti3', ti3(ROWS).rstrip('\n') + ' ')
+
+# --- HTTP (src/http): "\x01" + a URL, "\x00" + a response ---
+for name, url in [('printer', 'ipp://printer.local:631/ipp/print'), ('profile', 'http://127.0.0.1:8080/a%20b.icc?x=1'),
+                  ('ipv6', 'https://[fe80::1]:8443/eSCL/'), ('encode', 'http://h/\xe9"<>{}|\\^`[]%zz#frag'),
+                  ('injection', 'http://127.0.0.1/a.icc HTTP/1.1\r\nX-Injected: 1\r\n\r\nGET /second.icc'),
+                  ('userinfo', 'http://user@h/')]:
+    write('http', 'url-' + name, b'\x01' + url.encode())
+for name, resp in [('length', 'HTTP/1.1 200 OK\r\nContent-Type: application/vnd.iccprofile\r\nContent-Length: 5\r\n\r\nhello'),
+                   ('chunked', 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;x=y\r\nabc\r\n0\r\nT: 1\r\n\r\n'),
+                   ('close', 'HTTP/1.0 200 OK\r\n\r\nuntil the end'),
+                   ('redirect', 'HTTP/1.1 302 Found\r\nLocation: http://192.0.2.1/x\r\nContent-Length: 0\r\n\r\n'),
+                   ('both', 'HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'),
+                   ('gzip', 'HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n'),
+                   ('no-content', 'HTTP/1.1 204 No Content\r\n\r\n')]:
+    write('http', 'response-' + name, b'\x00' + resp.encode())

@@ -6,9 +6,12 @@
  * before confinement (confine.h: no files, TCP only); after that it connects to that
  * address only: a profile URL on another host, a redirect, a wrong content type, a 404 or
  * a stream over the size cap is a problem line in the reply, never a second request
- * elsewhere. Every exchange has a deadline; SIGALRM ends the whole run as a backstop. It
- * does not parse ICC bytes: the daemon hands them to tinct-parse. ipps printers and https
- * profile URLs go over TLS (fetch-tls.h: any certificate, the same host only). */
+ * elsewhere. Every URL goes through src/http's parser, and every request and response
+ * through its framing: a URL with a control character or a space is never requested
+ * (docs/printers.md, "Profile URLs"). Every exchange has a deadline; SIGALRM ends the
+ * whole run as a backstop. It does not parse ICC bytes: the daemon hands them to
+ * tinct-parse. ipps printers and https profile URLs go over TLS (fetch-tls.h: any
+ * certificate, the same host only). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
@@ -25,67 +28,29 @@
 #include "confine.h"
 #include "fetch-tls.h"
 #include "fetch-wire.h"
+#include "http-url.h"
 #include "http-wire.h"
 #include "icc-info.h"
 #include "ipp-wire.h"
+#include "log.h"
 #include "macro.h"
+#include "main-func.h"
 
 #define EXCHANGE_TIMEOUT_MS 10000
 #define RUN_DEADLINE_SEC 60
 #define IPP_REPLY_CAP (4u * 1024u * 1024u)
 
-typedef struct Url {
-        char scheme[8];
-        char host[256];
-        uint16_t port;
-        char path[2048];
-} Url;
-
 typedef struct Printer {
-        Url url;
+        HttpUrl url;
         FetchTlsCreds *tls;      /* made before confinement */
         struct sockaddr_storage addr;
         socklen_t addr_len;
         char numeric[INET6_ADDRSTRLEN];
 } Printer;
 
-static int parse_url(const char *s, Url *ret) {
-        Url u = { 0 };
-        const char *p = strstr(s, "://");
-        if (!p || (size_t) (p - s) >= sizeof u.scheme)
-                return -EINVAL;
-        memcpy(u.scheme, s, (size_t) (p - s));
-        p += 3;
-        const char *host_end;
-        if (*p == '[') {
-                host_end = strchr(p, ']');
-                if (!host_end)
-                        return -EINVAL;
-                p++;
-        } else {
-                host_end = p + strcspn(p, ":/?#");
-        }
-        size_t n = (size_t) (host_end - p);
-        if (n == 0 || n >= sizeof u.host || memchr(p, '@', n))
-                return -EINVAL;
-        memcpy(u.host, p, n);
-        p = host_end + (*host_end == ']');
-        u.port = streq(u.scheme, "http") ? 80 : streq(u.scheme, "https") ? 443 : 631;
-        if (*p == ':') {
-                char *end;
-                long port = strtol(p + 1, &end, 10);
-                if (end == p + 1 || port <= 0 || port > 65535)
-                        return -EINVAL;
-                u.port = (uint16_t) port;
-                p = end;
-        }
-        if (*p && *p != '/')
-                return -EINVAL;
-        if (strlen(*p ? p : "/") >= sizeof u.path)
-                return -EINVAL;
-        strcpy(u.path, *p ? p : "/");
-        *ret = u;
-        return 0;
+static void printer_done(Printer *pr) {
+        http_url_done(&pr->url);
+        pr->tls = fetch_tls_creds_free(pr->tls);
 }
 
 static int64_t now_ms(void) {
@@ -108,10 +73,6 @@ static int wait_fd(int fd, short events, int64_t deadline) {
         }
 }
 
-static bool url_tls(const Url *u) {
-        return streq(u->scheme, "https") || streq(u->scheme, "ipps");
-}
-
 /* One connection to the printer, plain or TLS; each call waits until the deadline. */
 typedef struct Conn {
         int fd;
@@ -124,7 +85,7 @@ static void conn_done(Conn *c) {
         closep(&c->fd);
 }
 
-static int conn_open(Conn *c, const Printer *pr, const Url *url) {
+static int conn_open(Conn *c, const Printer *pr, const HttpUrl *url) {
         struct sockaddr_storage addr = pr->addr;
         if (addr.ss_family == AF_INET)
                 ((struct sockaddr_in *) &addr)->sin_port = htons(url->port);
@@ -146,7 +107,7 @@ static int conn_open(Conn *c, const Printer *pr, const Url *url) {
                 if (err)
                         return -err;
         }
-        if (!url_tls(url))
+        if (!http_url_tls(url))
                 return 0;
         int r = fetch_tls_new(pr->tls, c->fd, url->host, &c->tls);
         if (r < 0)
@@ -205,7 +166,7 @@ static ssize_t conn_recv(Conn *c, uint8_t *p, size_t n) {
 /* One HTTP exchange with the printer's address on url's port (over TLS for https and
  * ipps); the response is kept in *ret_buf (caller frees), its head in *ret_head and its
  * body in *ret_body and *ret_len. A TLS failure is -EPROTO with *ret_tls_error saying why. */
-static int exchange(const Printer *pr, const Url *url, const uint8_t *req, size_t req_len, size_t cap,
+static int exchange(const Printer *pr, const HttpUrl *url, const uint8_t *req, size_t req_len, size_t cap,
                     HttpHead *ret_head, uint8_t **ret_buf, const uint8_t **ret_body, size_t *ret_len,
                     uint8_t **ret_owned, const char **ret_tls_error) {
         _cleanup_(conn_done) Conn c = { .fd = -1, .deadline = now_ms() + EXCHANGE_TIMEOUT_MS };
@@ -287,8 +248,16 @@ static const char *describe(int r, const char *tls_error) {
 }
 
 static void fetch_profile(FetchWriter *w, const Printer *pr, const char *name, const char *url_str, size_t *budget) {
-        Url url;
-        if (parse_url(url_str, &url) < 0 || (!streq(url.scheme, "http") && !streq(url.scheme, "https"))) {
+        _cleanup_(http_url_done) HttpUrl url = {};
+        int r = http_url_parse(url_str, &url);
+        if (r == -EINVAL) {
+                /* A control character or a space would end the request line or add fields
+                 * to it (docs/printers.md, "Profile URLs"): never sent. */
+                problem(w, "profile %s: %s is not a URL a request can carry (a control character, a space or a "
+                        "malformed part); not fetched", name, url_str);
+                return;
+        }
+        if (r < 0 || (!streq(url.scheme, "http") && !streq(url.scheme, "https"))) {
                 problem(w, "profile %s: %s is not an http or https URL; skipped", name, url_str);
                 return;
         }
@@ -302,7 +271,8 @@ static void fetch_profile(FetchWriter *w, const Printer *pr, const char *name, c
         HttpHead head;
         size_t cap = *budget < ICC_MAX_FILE_SIZE ? *budget : ICC_MAX_FILE_SIZE;
         const char *tls_error = NULL;
-        int r = http_build_request("GET", url.host, url.path, NULL, NULL, 0, &req, &req_len);
+        r = http_build_request(&(HttpRequest) { .method = "GET", .authority = url.authority, .target = url.target },
+                               &req, &req_len);
         if (r >= 0)
                 r = exchange(pr, &url, req, req_len, cap, &head, &buf, &body, &len, &owned, &tls_error);
         if (r < 0) {
@@ -345,8 +315,10 @@ static void ask_printer(FetchWriter *w, const Printer *pr, const char *uri) {
         const char *tls_error = NULL;
         int r = ipp_build_request(IPP_OP_GET_PRINTER_ATTRIBUTES, 1, uri, requested, &ipp, &ipp_len);
         if (r >= 0)
-                r = http_build_request("POST", pr->url.host, pr->url.path, "application/ipp", ipp, ipp_len, &req,
-                                       &req_len);
+                r = http_build_request(&(HttpRequest) { .method = "POST", .authority = pr->url.authority,
+                                                        .target = pr->url.target, .content_type = "application/ipp",
+                                                        .body = ipp, .body_len = ipp_len },
+                                       &req, &req_len);
         if (r >= 0)
                 r = exchange(pr, &pr->url, req, req_len, IPP_REPLY_CAP, &head, &buf, &body, &len, &owned,
                              &tls_error);
@@ -446,18 +418,22 @@ static int write_all(int fd, const uint8_t *p, size_t n) {
         return 0;
 }
 
-int main(void) {
+/* Exit status: 0 with a reply on stdout (problems included), 2 without a request, 1 when
+ * it could not set itself up or write the reply (the daemon then sees no reply). */
+static int run(int argc, char **argv) {
+        _cleanup_(printer_done) Printer pr = {};
+        _cleanup_(fetch_writer_done) FetchWriter w = {};
         char uri[FETCH_MAX_REQUEST];
-        Printer pr = { 0 };
-        FetchWriter w;
-        fetch_writer_init(&w);
+        const char *step = NULL;
+
+        log_set_program_name("tinct-fetch");
         /* The whole run, whatever happens: the daemon sees a helper that died. */
         alarm(RUN_DEADLINE_SEC);
         if (read_request(uri, sizeof uri) < 0) {
-                fprintf(stderr, "tinct-fetch: expected a printer URI and a newline on stdin\n");
+                log_error("Expected a printer URI and a newline on stdin.");
                 return 2;
         }
-        int r = parse_url(uri, &pr.url);
+        int r = http_url_parse(uri, &pr.url);
         if (r < 0 || (!streq(pr.url.scheme, "ipp") && !streq(pr.url.scheme, "ipps"))) {
                 problem(&w, "%s: not an ipp:// or ipps:// printer URI; vendor profiles not fetched", uri);
         } else {
@@ -477,23 +453,20 @@ int main(void) {
         }
         /* GnuTLS reads its configuration here, before the filter forbids files. */
         r = fetch_tls_creds_new(&pr.tls);
-        if (r < 0) {
-                fprintf(stderr, "tinct-fetch: cannot set up TLS: %s\n", strerror(-r));
-                return 1;
-        }
-        const char *step = NULL;
+        if (r < 0)
+                return log_error_errno(r, "Cannot set up TLS: %m");
         r = confine_fetch_process(&step);
-        if (r < 0) {
-                fprintf(stderr, "tinct-fetch: cannot confine itself (%s): %s\n", step, strerror(-r));
-                fetch_tls_creds_free(pr.tls);
-                return 1;
-        }
+        if (r < 0)
+                return log_error_errno(r, "Cannot confine itself (%s): %m", step);
         if (pr.addr_len > 0)
                 ask_printer(&w, &pr, uri);
         r = fetch_write_end(&w);
-        if (r >= 0)
-                r = write_all(STDOUT_FILENO, w.buf, w.len);
-        fetch_writer_done(&w);
-        fetch_tls_creds_free(pr.tls);
-        return r < 0 ? 1 : 0;
+        if (r < 0)
+                return log_error_errno(r, "Cannot make the reply: %m");
+        r = write_all(STDOUT_FILENO, w.buf, w.len);
+        if (r < 0)
+                return log_error_errno(r, "Cannot write the reply: %m");
+        return 0;
 }
+
+DEFINE_MAIN_FUNCTION(run)

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "confine.h"
+#include "log.h"
+#include "main-func.h"
 #include "parse-wire.h"
 #include "strv.h"
 
@@ -170,13 +172,15 @@ static void handle(const ParseRequestHeader *h, const uint8_t *data, ParseBuffer
         }
 }
 
-int main(void) {
+/* Exit status: 1 when it cannot confine itself; after that it ends with _exit(): 0 when
+ * the daemon closed the socket, 1 on a broken request or a failed write (no exit-time
+ * handler runs under the filter, which could forbid what it calls). */
+static int run(int argc, char **argv) {
         const char *step = NULL;
+        log_set_program_name("tinct-parse");
         int r = confine_parser_process(SOCKET_FD, &step);
-        if (r < 0) {
-                fprintf(stderr, "tinct-parse: cannot confine the parser (%s): %s\n", step, strerror(-r));
-                return 1;
-        }
+        if (r < 0)
+                return log_error_errno(r, "Cannot confine the parser (%s): %m", step);
         static Reader rd;
         for (;;) {
                 ParseRequestHeader h;
@@ -201,3 +205,5 @@ int main(void) {
                         _exit(1);
         }
 }
+
+DEFINE_MAIN_FUNCTION(run)

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The pure parts of scanner discovery: eSCL UUIDs and ids, ScannerCapabilities documents
- * (good, garbage, truncated, other roots), HTTP responses, sane-airscan's configuration,
- * SANE names. */
+ * (good, garbage, truncated, other roots), sane-airscan's configuration, SANE names. HTTP
+ * is src/http's (test-http.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "airscan-conf.h"
-#include "escl-http.h"
 #include "escl-id.h"
 #include "macro.h"
 #include "sane-names.h"
@@ -94,57 +93,6 @@ static void test_capabilities(void) {
         for (int i = 0; i < 64; i++)
                 strcat(deep, "<a>");
         assert_se(parse(deep, &c) == -EBADMSG);
-}
-
-static void test_http(void) {
-        HttpUrl u;
-        assert_se(http_url_parse("http://127.0.0.1:8080/eSCL", &u) == 0);
-        assert_streq(u.host, "127.0.0.1");
-        assert_streq(u.port, "8080");
-        assert_streq(u.path, "/eSCL");
-        http_url_done(&u);
-        assert_se(http_url_parse("http://[::1]/eSCL/", &u) == 0);
-        assert_streq(u.host, "::1");
-        assert_streq(u.port, "80");
-        http_url_done(&u);
-        assert_se(http_url_parse("http://scanner.local", &u) == 0);
-        assert_streq(u.path, "/");
-        http_url_done(&u);
-        assert_se(http_url_parse("https://10.0.0.2/eSCL", &u) == -EPROTONOSUPPORT);
-        assert_se(http_url_parse("ftp://x/", &u) == -EINVAL);
-        assert_se(http_url_parse("http://:80/", &u) == -EINVAL);
-        assert_se(http_url_parse("http://h:123456/", &u) == -EINVAL);
-        assert_se(http_url_parse("http://h/a b", &u) == -EINVAL);
-
-        char *body;
-        size_t len;
-        int status;
-        static const char plain[] = "HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-Length: 5\r\n\r\nhello";
-        assert_se(http_response_parse(plain, strlen(plain), &status, &body, &len) == 0);
-        assert_se(status == 200 && len == 5);
-        assert_streq(body, "hello");
-        free(body);
-        static const char chunked[] =
-                "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n3\r\nhel\r\n2;x=y\r\nlo\r\n0\r\n\r\n";
-        assert_se(http_response_parse(chunked, strlen(chunked), &status, &body, &len) == 0);
-        assert_se(len == 5);
-        assert_streq(body, "hello");
-        free(body);
-        static const char to_close[] = "HTTP/1.0 404 Not Found\r\n\r\nnope";
-        assert_se(http_response_parse(to_close, strlen(to_close), &status, &body, &len) == 0);
-        assert_se(status == 404 && len == 4);
-        free(body);
-        static const char *const bad[] = {
-                "",
-                "garbage\r\n\r\n",
-                "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort",
-                "HTTP/1.1 200 OK\r\nno colon\r\n\r\n",
-                "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n",
-                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffff\r\nab\r\n",
-                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nhel",
-        };
-        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
-                assert_se(http_response_parse(bad[i], strlen(bad[i]), &status, &body, &len) == -EBADMSG);
 }
 
 static void test_airscan_conf(void) {
@@ -238,7 +186,6 @@ int main(void) {
         test_request();
         test_uuid();
         test_capabilities();
-        test_http();
         test_airscan_conf();
         test_sane_names();
         return 0;

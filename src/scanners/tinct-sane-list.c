@@ -35,10 +35,13 @@
 #include <unistd.h>
 
 #include "airscan-conf.h"
-#include "escl-http.h"
 #include "escl-id.h"
 #include "fileio.h"
+#include "http-url.h"
+#include "http-wire.h"
+#include "log.h"
 #include "macro.h"
+#include "main-func.h"
 #include "sane-confine.h"
 #include "sane-names.h"
 #include "scanner-wire.h"
@@ -74,11 +77,12 @@ static void read_airscan_file(const char *path, AirscanDevice **devices, size_t 
         int r = read_file_capped(path, CONFIG_FILE_MAX, READ_REGULAR_ONLY, &text, &len, NULL);
         if (r < 0) {
                 if (r != -ENOENT)
-                        fprintf(stderr, "tinct-sane-list: %s: %s\n", path, strerror(-r));
+                        log_warning_errno(r, "%s: %m", path);
                 return;
         }
-        if (airscan_conf_parse((const char *) text, devices, n) < 0)
-                fprintf(stderr, "tinct-sane-list: %s: out of memory\n", path);
+        r = airscan_conf_parse((const char *) text, devices, n);
+        if (r < 0)
+                log_warning_errno(r, "%s: %m", path);
 }
 
 /* libsane's search: SANE_CONFIG_DIR's directories, and the default one when it is unset or
@@ -139,7 +143,9 @@ static int wait_fd(int fd, short events, long long deadline) {
 
 static int connect_to(const HttpUrl *u, long long deadline, int *ret_fd) {
         struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
-        int r = getaddrinfo(u->host, u->port, &hints, &ai);
+        char port[8];
+        snprintf(port, sizeof port, "%u", u->port);
+        int r = getaddrinfo(u->host, port, &hints, &ai);
         if (r != 0)
                 return -EHOSTUNREACH;
         r = -EHOSTUNREACH;
@@ -170,35 +176,104 @@ static int connect_to(const HttpUrl *u, long long deadline, int *ret_fd) {
         return r;
 }
 
+/* Reads the response to the end of its body (src/http frames it) or of the connection:
+ * *ret_head, and its body in *ret_body (malloc'd, NUL-terminated). */
+static int read_response(int fd, long long deadline, HttpHead *ret_head, char **ret_body, size_t *ret_len,
+                         const char **ret_reason) {
+        _cleanup_free_ uint8_t *buf = malloc(RESPONSE_MAX), *owned = NULL;
+        size_t len = 0;
+        bool have_head = false;
+        HttpHead head = {};
+        int r;
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                ssize_t n = len < RESPONSE_MAX ? recv(fd, buf + len, RESPONSE_MAX - len, 0) : 0;
+                if (n < 0 && errno == EAGAIN) {
+                        r = wait_fd(fd, POLLIN, deadline);
+                        if (r < 0) {
+                                *ret_reason = r == -ETIMEDOUT ? "no answer (timed out)" : "connection failed";
+                                return r;
+                        }
+                        continue;
+                }
+                if (n < 0) {
+                        *ret_reason = "connection failed";
+                        return -errno;
+                }
+                bool full = len + (size_t) n == RESPONSE_MAX, eof = n == 0 && !full;
+                len += (size_t) n;
+                if (!have_head) {
+                        r = http_parse_head(buf, len, &head);
+                        if (r == -EAGAIN && !eof && !full)
+                                continue;
+                        if (r < 0) {
+                                *ret_reason = "not an HTTP response";
+                                return -EBADMSG;
+                        }
+                        have_head = true;
+                }
+                const uint8_t *body;
+                size_t body_len;
+                r = http_body(buf, len, &head, RESPONSE_MAX, eof, &body, &body_len, &owned);
+                if (r == -EAGAIN && !full)
+                        continue;
+                if (r == -EAGAIN || r == -EFBIG) {
+                        *ret_reason = "answer too long";
+                        return -EFBIG;
+                }
+                if (r < 0) {
+                        *ret_reason = "not an HTTP response";
+                        return r;
+                }
+                if (!owned) {
+                        owned = malloc(body_len + 1);
+                        if (!owned)
+                                return -ENOMEM;
+                        memcpy(owned, body, body_len);
+                        owned[body_len] = 0;
+                }
+                *ret_head = head;
+                *ret_body = (char *) TAKE_PTR(owned);
+                *ret_len = body_len;
+                return 0;
+        }
+}
+
 /* GET <base>/ScannerCapabilities; *ret_reason says why not (static). */
 static int fetch_capabilities(const char *base, int timeout_ms, char **ret_body, size_t *ret_len,
                               const char **ret_reason) {
         _cleanup_(http_url_done) HttpUrl u = {};
-        _cleanup_free_ char *request = NULL, *buf = NULL;
+        _cleanup_free_ char *target = NULL;
+        _cleanup_free_ uint8_t *request = NULL;
         _cleanup_close_ int fd = -1;
         long long deadline = now_ms() + timeout_ms;
-        size_t len = 0;
-        int r, status;
+        size_t request_len;
+        HttpHead head = {};
+        int r;
 
         r = http_url_parse(base, &u);
+        if (r < 0 || !streq(u.scheme, "http")) {
+                *ret_reason = r >= 0 && streq(u.scheme, "https") ? "https is not supported" : "not an http URL";
+                return r < 0 ? r : -EPROTONOSUPPORT;
+        }
+        bool slash = u.target[strlen(u.target) - 1] == '/';
+        if (asprintf(&target, "%s%sScannerCapabilities", u.target, slash ? "" : "/") < 0)
+                return -ENOMEM;
+        r = http_build_request(&(HttpRequest) { .method = "GET", .authority = u.authority, .target = target,
+                                                .accept = "text/xml", .user_agent = "tinct-sane-list" },
+                               &request, &request_len);
         if (r < 0) {
-                *ret_reason = r == -EPROTONOSUPPORT ? "https is not supported" : "not an http URL";
+                *ret_reason = "not an http URL";
                 return r;
         }
-        bool v6 = strchr(u.host, ':');
-        if (asprintf(&request,
-                     "GET %s%sScannerCapabilities HTTP/1.1\r\nHost: %s%s%s:%s\r\nAccept: text/xml\r\n"
-                     "User-Agent: tinct-sane-list\r\nConnection: close\r\n\r\n",
-                     u.path, u.path[strlen(u.path) - 1] == '/' ? "" : "/", v6 ? "[" : "", u.host, v6 ? "]" : "",
-                     u.port) < 0 || !(buf = malloc(RESPONSE_MAX)))
-                return -ENOMEM;
         r = connect_to(&u, deadline, &fd);
         if (r < 0) {
                 *ret_reason = r == -ETIMEDOUT ? "no answer (connect timed out)" : "cannot connect";
                 return r;
         }
-        for (size_t sent = 0, total = strlen(request); sent < total;) {
-                ssize_t n = send(fd, request + sent, total - sent, MSG_NOSIGNAL);
+        for (size_t sent = 0; sent < request_len;) {
+                ssize_t n = send(fd, request + sent, request_len - sent, MSG_NOSIGNAL);
                 if (n < 0 && errno == EAGAIN)
                         r = wait_fd(fd, POLLOUT, deadline);
                 else if (n < 0)
@@ -210,28 +285,10 @@ static int fetch_capabilities(const char *base, int timeout_ms, char **ret_body,
                         return r;
                 }
         }
-        for (;;) {
-                ssize_t n = recv(fd, buf + len, RESPONSE_MAX - len, 0);
-                if (n == 0)
-                        break;
-                if (n < 0 && errno == EAGAIN)
-                        r = wait_fd(fd, POLLIN, deadline);
-                else if (n < 0)
-                        r = -errno;
-                else if ((len += (size_t) n) == RESPONSE_MAX)
-                        r = -EFBIG;
-                if (r < 0) {
-                        *ret_reason = r == -ETIMEDOUT ? "no answer (timed out)" :
-                                      r == -EFBIG    ? "answer too long" : "connection failed";
-                        return r;
-                }
-        }
-        r = http_response_parse(buf, len, &status, ret_body, ret_len);
-        if (r < 0) {
-                *ret_reason = "not an HTTP response";
+        r = read_response(fd, deadline, &head, ret_body, ret_len, ret_reason);
+        if (r < 0)
                 return r;
-        }
-        if (status != 200) {
+        if (head.status != 200) {
                 free(*ret_body);
                 *ret_body = NULL;
                 *ret_reason = "ScannerCapabilities answered an HTTP error";
@@ -324,45 +381,52 @@ static int parse_args(int argc, char **argv, int *ret_timeout_ms, bool *ret_sock
         return 0;
 }
 
-int main(int argc, char **argv) {
+typedef struct AirscanConfig {
+        AirscanDevice *devices;
+        size_t n;
+} AirscanConfig;
+
+static void airscan_config_done(AirscanConfig *c) {
+        airscan_devices_free(c->devices, c->n);
+        *c = (AirscanConfig) {};
+}
+
+/* Exit status: 0 with a complete listing on stdout (its "end" line), 2 for a bad command
+ * line, 1 when it could not confine itself, read its request or run libsane. */
+static int run(int argc, char **argv) {
+        _cleanup_(airscan_config_done) AirscanConfig conf = {};
         int timeout_ms = DEFAULT_HTTP_TIMEOUT_MS;
         bool socket_mode = false;
         const char *step;
-        AirscanDevice *conf = NULL;
-        size_t n_conf = 0;
         const SANE_Device **list;
         int r;
 
+        log_set_program_name("tinct-sane-list");
         if (parse_args(argc, argv, &timeout_ms, &socket_mode) < 0) {
-                fprintf(stderr, "usage: tinct-sane-list [--http-timeout-ms MS] [--socket]\n");
+                log_error("Usage: tinct-sane-list [--http-timeout-ms MS] [--socket]");
                 return 2;
         }
         r = sane_confine(!socket_mode, &step);
-        if (r < 0) {
-                fprintf(stderr, "tinct-sane-list: cannot confine itself (%s): %s\n", step, strerror(-r));
-                return 1;
+        if (r < 0)
+                return log_error_errno(r, "Cannot confine itself (%s): %m", step);
+        if (socket_mode) {
+                r = read_request(&timeout_ms);
+                if (r == -EBADMSG)
+                        return log_error_errno(r, "No valid request on the socket: not a request line.");
+                if (r < 0)
+                        return log_error_errno(r, "No valid request on the socket: %m");
         }
-        if (socket_mode && (r = read_request(&timeout_ms)) < 0) {
-                fprintf(stderr, "tinct-sane-list: no valid request on the socket: %s\n",
-                        r == -EBADMSG ? "not a request line" : strerror(-r));
-                return 1;
-        }
-        if (read_airscan_config(&conf, &n_conf) < 0) {
-                fprintf(stderr, "tinct-sane-list: out of memory\n");
-                return 1;
-        }
+        r = read_airscan_config(&conf.devices, &conf.n);
+        if (r < 0)
+                return log_oom();
         SANE_Status st = sane_init(NULL, NULL);
-        if (st != SANE_STATUS_GOOD) {
-                fprintf(stderr, "tinct-sane-list: sane_init: %s\n", sane_strstatus(st));
-                airscan_devices_free(conf, n_conf);
-                return 1;
-        }
+        if (st != SANE_STATUS_GOOD)
+                return log_error_errno(-EIO, "sane_init: %s", sane_strstatus(st));
         st = sane_get_devices(&list, SANE_FALSE);
         if (st != SANE_STATUS_GOOD) {
-                fprintf(stderr, "tinct-sane-list: sane_get_devices: %s\n", sane_strstatus(st));
+                log_error("sane_get_devices: %s", sane_strstatus(st));
                 sane_exit();
-                airscan_devices_free(conf, n_conf);
-                return 1;
+                return -EIO;
         }
         for (size_t i = 0; list[i]; i++) {
                 const SANE_Device *d = list[i];
@@ -370,13 +434,16 @@ int main(int argc, char **argv) {
                 if (!d->name)
                         continue;
                 if (sane_name_is_airscan_escl(d->name, &config_name))
-                        list_escl(d->name, config_name, conf, n_conf, timeout_ms);
+                        list_escl(d->name, config_name, conf.devices, conf.n, timeout_ms);
                 else
                         print_record(SCANNER_RECORD_SANE, (const char *[]) { d->name, strempty(d->vendor),
                                                                              strempty(d->model), strempty(d->type) });
         }
         sane_exit();
-        airscan_devices_free(conf, n_conf);
         print_record(SCANNER_RECORD_END, NULL);
-        return fflush(stdout) == 0 ? 0 : 1;
+        if (fflush(stdout) != 0)
+                return log_error_errno(errno > 0 ? -errno : -EIO, "Cannot write the listing: %m");
+        return 0;
 }
+
+DEFINE_MAIN_FUNCTION(run)

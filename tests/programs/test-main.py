@@ -7,14 +7,18 @@ line saying why, and every early exit frees what the command line allocated. The
 checked by the builds it runs in: LeakSanitizer in the sanitizer build (an exit with a leak
 fails), and valgrind's memcheck when $TINCT_DAEMON_WRAPPER is set (run-tests' valgrind pass;
 a definite leak exits 99). No bus, no state: every path here ends before the daemon opens one.
-Usage: test-main.py VERSION TINCTD TINCT-SESSION TINCT"""
+The confined helpers have the same main() and keep their own exit statuses, which the daemon
+reads: tinct-fetch exits 2 without a request line, tinct-sane-list 2 on a bad command line,
+each with one line saying why (only the exits before confinement: valgrind cannot follow a
+helper past its seccomp filter).
+Usage: test-main.py VERSION TINCTD TINCT-SESSION TINCT TINCT-FETCH TINCT-SANE-LIST"""
 
 import os
 import subprocess
 import sys
 import tempfile
 
-version, tinctd, session, tinct = sys.argv[1:5]
+version, tinctd, session, tinct, fetch, sane_list = sys.argv[1:7]
 wrapper = os.environ.get("TINCT_DAEMON_WRAPPER", "").split()
 failures = 0
 
@@ -68,6 +72,12 @@ with tempfile.TemporaryDirectory(prefix="tinct-main-") as tmp:
 
     check("tinct --version", [tinct, "--version"], 0, stdout="tinct %s\n" % version)
     check("tinct: an unknown verb", [tinct, "no-such-verb"], 2, stderr="unknown verb 'no-such-verb'")
+
+    check("tinct-fetch: no request on stdin", [fetch], 2, stdout="",
+          stderr="tinct-fetch[error]: Expected a printer URI and a newline on stdin.")
+    check("tinct-sane-list: a bad option", [sane_list, "--no-such-option"], 2, stdout="",
+          stderr="tinct-sane-list[error]: Usage: tinct-sane-list [--http-timeout-ms MS] [--socket]")
+    check("tinct-sane-list: a bad --http-timeout-ms", [sane_list, "--http-timeout-ms", "0"], 2, stdout="")
 
 print("%d failure(s)" % failures)
 sys.exit(1 if failures else 0)

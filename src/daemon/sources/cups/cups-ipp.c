@@ -253,7 +253,9 @@ int ipp_call_start(sd_event *event, const CupsServer *server, uint16_t operation
         /* One request per connection: its id only has to be non-zero (RFC 8011 §4.1.2). */
         int r = ipp_build_request_with(operation, 1, printer_uri, requested, extra, n_extra, &ipp, &ipp_len);
         if (r >= 0)
-                r = http_build_request("POST", "localhost", "/", "application/ipp", ipp, ipp_len, &c->out, &c->out_len);
+                r = http_build_request(&(HttpRequest) { .method = "POST", .authority = "localhost", .target = "/",
+                                                        .content_type = "application/ipp", .body = ipp, .body_len = ipp_len },
+                                       &c->out, &c->out_len);
         if (r >= 0) {
                 c->fd = connect_server(server);
                 r = c->fd;

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for ipp-wire.c and http-wire.c: a request as RFC 8010 lays it out, responses
- * built byte by byte (a printer group with a printer-icc-profiles collection, as PWG 5100.13
- * describes it), every way of truncating them, and HTTP framing. */
+/* Unit tests for ipp-wire.c: a request as RFC 8010 lays it out, responses built byte by
+ * byte (a printer group with a printer-icc-profiles collection, as PWG 5100.13 describes
+ * it), every way of truncating them. HTTP framing is src/http's (test-http.c), tinct-fetch's
+ * reply src/fetch's (test-fetch-wire.c). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "fetch-wire.h"
-#include "http-wire.h"
 #include "ipp-wire.h"
 #include "macro.h"
 #include "tests.h"
@@ -216,111 +215,10 @@ static void test_request_with(void) {
         free(buf);
 }
 
-static void test_http(void) {
-        static const char plain[] = "HTTP/1.1 200 OK\r\nContent-Type: application/IPP; charset=x\r\n"
-                                    "Content-Length: 5\r\n\r\nhello";
-        HttpHead h;
-        const uint8_t *body;
-        size_t len;
-        uint8_t *owned;
-        assert_se(http_parse_head((const uint8_t *) plain, sizeof plain - 1, &h) == 0);
-        assert_se(h.status == 200 && h.content_length == 5 && !h.chunked);
-        assert_streq(h.content_type, "application/ipp");
-        assert_se(http_body((const uint8_t *) plain, sizeof plain - 2, &h, 100, false, &body, &len, &owned) == -EAGAIN);
-        assert_se(http_body((const uint8_t *) plain, sizeof plain - 2, &h, 100, true, &body, &len, &owned) == -EBADMSG);
-        assert_se(http_body((const uint8_t *) plain, sizeof plain - 1, &h, 100, false, &body, &len, &owned) == 0);
-        assert_se(len == 5 && memcmp(body, "hello", 5) == 0 && !owned);
-        assert_se(http_body((const uint8_t *) plain, sizeof plain - 1, &h, 4, false, &body, &len, &owned) == -EFBIG);
-        for (size_t n = 0; n < 50; n++)
-                assert_se(http_parse_head((const uint8_t *) plain, n, &h) == -EAGAIN);
-
-        static const char chunked[] = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
-                                      "3\r\nabc\r\n4;ext=1\r\ndefg\r\n0\r\nX-Trailer: 1\r\n\r\n";
-        assert_se(http_parse_head((const uint8_t *) chunked, sizeof chunked - 1, &h) == 0 && h.chunked);
-        assert_se(http_body((const uint8_t *) chunked, sizeof chunked - 1, &h, 100, false, &body, &len, &owned) == 0);
-        assert_se(len == 7 && memcmp(body, "abcdefg", 7) == 0 && owned);
-        free(owned);
-        assert_se(http_body((const uint8_t *) chunked, sizeof chunked - 1, &h, 6, false, &body, &len, &owned) == -EFBIG);
-        for (size_t n = h.head_len; n < sizeof chunked - 1; n++)
-                assert_se(http_body((const uint8_t *) chunked, n, &h, 100, false, &body, &len, &owned) == -EAGAIN);
-
-        static const char redirect[] = "HTTP/1.1 302 Found\r\nLocation: http://10.0.0.1/x.icc\r\n\r\n";
-        assert_se(http_parse_head((const uint8_t *) redirect, sizeof redirect - 1, &h) == 0);
-        assert_se(h.status == 302);
-        assert_streq(h.location, "http://10.0.0.1/x.icc");
-        static const char garbage[] = "GARBAGE\r\n\r\n";
-        assert_se(http_parse_head((const uint8_t *) garbage, sizeof garbage - 1, &h) == -EBADMSG);
-        static const char two_lengths[] = "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n";
-        assert_se(http_parse_head((const uint8_t *) two_lengths, sizeof two_lengths - 1, &h) == -EBADMSG);
-        /* An endless stream without a length: over the cap before the end. */
-        static const char endless[] = "HTTP/1.0 200 OK\r\n\r\nxxxxxxxxxx";
-        assert_se(http_parse_head((const uint8_t *) endless, sizeof endless - 1, &h) == 0 && h.content_length == -1);
-        assert_se(http_body((const uint8_t *) endless, sizeof endless - 1, &h, 100, false, &body, &len, &owned) == -EAGAIN);
-        assert_se(http_body((const uint8_t *) endless, sizeof endless - 1, &h, 5, false, &body, &len, &owned) == -EFBIG);
-
-        uint8_t *req;
-        assert_se(http_build_request("POST", "localhost", "/", "application/ipp", (const uint8_t *) "ab", 2, &req, &len) == 0);
-        assert_se(len > 4 && memcmp(req + len - 4, "\r\nab", 4) == 0);
-        free(req);
-}
-
-/* tinct-fetch's reply as the daemon reads it: what the writer makes reads back, and every
- * truncation, a wrong magic, trailing bytes and a NUL inside a string are refused. */
-static void test_fetch_wire(void) {
-        static const uint8_t icc[] = { 1, 2, 3, 4, 5 };
-        FetchWriter w;
-        fetch_writer_init(&w);
-        fetch_write_string(&w, FETCH_UUID, "urn:uuid:0d7f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b");
-        fetch_write_string(&w, FETCH_PROBLEM, "profile x: HTTP 404");
-        fetch_write_string(&w, FETCH_MEDIA_TYPE, "photographic-glossy");
-        fetch_write_profile(&w, "photographic-glossy", "http://127.0.0.1/g.icc", icc, sizeof icc);
-        assert_se(fetch_write_end(&w) == 0);
-        FetchReply r;
-        assert_se(fetch_reply_parse(w.buf, w.len, &r) == 0);
-        assert_streq(r.uuid, "urn:uuid:0d7f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b");
-        assert_se(!r.device_id);
-        assert_streq(r.problems[0], "profile x: HTTP 404");
-        assert_se(!r.problems[1]);
-        assert_streq(r.media_types[0], "photographic-glossy");
-        assert_se(r.n_profiles == 1 && r.profiles[0].icc_len == sizeof icc);
-        assert_se(memcmp(r.profiles[0].icc, icc, sizeof icc) == 0);
-        assert_streq(r.profiles[0].url, "http://127.0.0.1/g.icc");
-        fetch_reply_done(&r);
-        for (size_t n = 0; n < w.len; n++)
-                assert_se(fetch_reply_parse(w.buf, n, &r) == -EBADMSG);
-        uint8_t *copy = malloc(w.len + 1);
-        assert_se(copy);
-        memcpy(copy, w.buf, w.len);
-        copy[w.len] = 0;
-        assert_se(fetch_reply_parse(copy, w.len + 1, &r) == -EBADMSG); /* after the end */
-        copy[0] = 'X';
-        assert_se(fetch_reply_parse(copy, w.len, &r) == -EBADMSG);
-        copy[0] = 'T';
-        copy[9] = 0; /* inside the uuid */
-        assert_se(fetch_reply_parse(copy, w.len, &r) == -EBADMSG);
-        free(copy);
-        fetch_writer_done(&w);
-
-        /* Two uuids, and an unknown record type. */
-        fetch_writer_init(&w);
-        fetch_write_string(&w, FETCH_UUID, "a");
-        fetch_write_string(&w, FETCH_UUID, "b");
-        assert_se(fetch_write_end(&w) == 0);
-        assert_se(fetch_reply_parse(w.buf, w.len, &r) == -EBADMSG);
-        fetch_writer_done(&w);
-        fetch_writer_init(&w);
-        fetch_write_string(&w, 77, "x");
-        assert_se(fetch_write_end(&w) == 0);
-        assert_se(fetch_reply_parse(w.buf, w.len, &r) == -EBADMSG);
-        fetch_writer_done(&w);
-}
-
 int main(void) {
-        test_fetch_wire();
         test_decode();
         test_malformed();
         test_request();
         test_request_with();
-        test_http();
         return 0;
 }
