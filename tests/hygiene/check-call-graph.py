@@ -9,11 +9,7 @@
 # (docs/ARCHITECTURE.md, "The daemon's three rooms"). It does not judge the direction of the
 # layers: meson's dependencies and the include paths do that.
 #
-# --known FOLDER=N names a loop inside one folder that is larger today and being undone: it
-# may not grow beyond N files (nor leave its folder), and the check says when it shrank so
-# that N can follow it down.
-#
-# Usage: check-call-graph.py SOURCE_ROOT BUILD_ROOT [--max-files N] [--known FOLDER=N]... [--show]
+# Usage: check-call-graph.py SOURCE_ROOT BUILD_ROOT [--max-files N] [--show]
 import argparse
 import json
 import os
@@ -168,13 +164,8 @@ def main():
     ap.add_argument('root')
     ap.add_argument('build')
     ap.add_argument('--max-files', type=int, default=3)
-    ap.add_argument('--known', action='append', default=[], metavar='FOLDER=N')
     ap.add_argument('--show', action='store_true', help='print every loop, not only the bad ones')
     args = ap.parse_args()
-    known = {}
-    for k in args.known:
-        folder, _, n = k.rpartition('=')
-        known[folder] = int(n)
     files = source_files(args.root)
     if files is None:
         print('not a git checkout: skipping')
@@ -197,14 +188,9 @@ def main():
     loops = [c for c in strongly_connected(nodes, edges) if len(c) > 1]
     for comp in sorted(loops, key=len, reverse=True):
         folders = sorted({os.path.dirname(m) for m in comp})
-        limit = known.get(folders[0], args.max_files) if len(folders) == 1 else args.max_files
-        wrong = len(comp) > limit or len(folders) > 1
-        debt = not wrong and len(comp) > args.max_files
-        if debt and len(comp) < limit:
-            print(f'the known loop in {folders[0]} shrank to {len(comp)} files: lower its --known to {len(comp)}')
-        if wrong or debt or args.show:
-            tag = 'BAD ' if wrong else f'known (at most {limit}) ' if debt else ''
-            print(f'{tag}loop of {len(comp)} files in {", ".join(folders)}:')
+        wrong = len(comp) > args.max_files or len(folders) > 1
+        if wrong or args.show:
+            print(f'{"BAD " if wrong else ""}loop of {len(comp)} files in {", ".join(folders)}:')
             for m in comp:
                 print(f'    {m}  → {", ".join(sorted(os.path.basename(t) for t in edges[m] if t in comp))}')
         bad += wrong

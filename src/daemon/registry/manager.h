@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The daemon's registry: every device, profile and sensor, the lookups over them, the
  * rules that tie them together (automatic assignment, scope lifetimes) and the store.
- * The bus vtables live in *-dbus.c; this file pair holds state and invariants. */
+ * Defined in two files: manager.c (the indexes and lookups, on which the rest of the
+ * registry builds) and lifetimes.c (objects coming and going, automatic assignment). The
+ * bus vtables live in bus/; this header holds state and invariants. */
 #pragma once
 
 #include <stdbool.h>
@@ -11,7 +13,6 @@
 #include <systemd/sd-event.h>
 
 #include "chain-index.h"
-#include "client.h"
 #include "cm-names.h"
 #include "hashmap.h"
 #include "list.h"
@@ -113,6 +114,10 @@ int manager_profile_set_property(Manager *m, Profile *p, const char *key, const 
                                  const char **ret_property);
 /* A discovered profile's file moved: keeps the filename index right. */
 int manager_profile_set_filename(Manager *m, Profile *p, const char *filename);
+/* The MAPPING_device_id index of a profile (for automatic assignment), made and dropped
+ * as it is added and removed (lifetimes.c). */
+int manager_profile_index_target(Manager *m, Profile *p);
+void manager_profile_unindex_target(Manager *m, Profile *p);
 
 /* Sensors: into the list and map, SensorAdded; out again with SensorRemoved (frees; a
  * reading in progress gets an error). */

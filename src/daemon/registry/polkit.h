@@ -9,6 +9,7 @@
 #include <systemd/sd-bus.h>
 
 #include "bus-errors.h"
+#include "client.h"
 #include "manager.h"
 
 /* Runs the rest of a method once the caller is authorized. The message is rewound, so the

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "names.h"
-#include "profile-warnings.h"
 
 int profile_new(Manager *m, const char *id, uid_t owner, Scope scope, Profile **ret) {
         Profile *p = calloc(1, sizeof *p);
@@ -43,7 +42,6 @@ Profile *profile_free(Profile *p) {
         free(p->format);
         free(p->title);
         strmap_clear(&p->metadata);
-        profile_warnings_dequeue(p);
         strv_free(p->warnings);
         free(p->data);
         free(p->holders);
