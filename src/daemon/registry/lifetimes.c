@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The registry's objects coming and going: the Manager made and freed, devices, profiles and
  * sensors added and removed (indexes, accounting, signals, what each removal ends), clients
- * that leave, and automatic assignment (colord §5.5). Above the indexes (manager.c) and
- * the models; nothing of the registry below calls back into it but the profile directories. */
+ * that leave, and automatic assignment (colord §5.5); and the two lookups that ask beyond
+ * the indexes (a device by id: a source's alias; a profile by file name for a caller: the
+ * claims). Above the indexes (manager.c) and the models; nothing of the registry calls back
+ * into it but the profile directories. */
 #include "manager.h"
 
 #include <assert.h>

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The registry's indexes: object paths, per-owner accounting, the lookups by path, id and
- * file name, and keeping the profile indexes right when a profile changes. Lookups go through
- * hash maps so cost does not grow with the number of objects. What comes and goes, and the
- * rules it follows, is lifetimes.c's; this file calls nothing of the registry but the device
- * and profile models, so everything else may build on it. */
+ * file name (those that ask a source or the claims are lifetimes.c's), and keeping the
+ * profile indexes right when a profile changes. Lookups go through hash maps so cost does
+ * not grow with the number of objects. What comes and goes, and the rules it follows, is
+ * lifetimes.c's; this file calls nothing of the registry but the device and profile models,
+ * so everything else may build on it. */
 #include "manager.h"
 
+#include <assert.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
