@@ -98,7 +98,9 @@ static const Verb verbs[] = {
           "Has the daemon list SANE's scanners again (local and sane-airscan's\n"
           "network scanners) and returns when that is done. Scanners that did not\n"
           "answer are reported; the exit status is still 0. Exit 1 when the listing\n"
-          "itself failed (the devices are then kept as they were).",
+          "itself failed (the devices are then kept as they were). Asked while a\n"
+          "listing runs, or after six started in the last minute, it gives that\n"
+          "listing's result.",
           .run = verb_rescan_scanners },
         { "get-devices", "", 0, 0, VERB_BUS, CLI_OPT_JSON, 0,
           "List the devices",

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tinct rescan-scanners: tinct's own Rescan method (docs/scanners.md), which answers when
- * the daemon's SANE helper has run. It waits as long as the daemon may (the daemon's
- * --sane-timeout bounds the helper), so the call's timeout is generous. */
+ * the daemon's SANE helper has run (or with the last listing's result when the minute's
+ * listings are spent). It waits as long as the daemon may (the daemon's --sane-timeout
+ * bounds the helper, the minute's bound the wait for it), so the call's timeout is generous. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -10,7 +11,7 @@
 #include "log.h"
 #include "verbs.h"
 
-/* Above tinctd's --sane-timeout limit (3600 s): the daemon answers first. */
+/* Above tinctd's --sane-timeout limit (3600 s) and a minute's wait: the daemon answers first. */
 #define RESCAN_CALL_TIMEOUT_USEC (3700ULL * 1000000ULL)
 
 int verb_rescan_scanners(Invocation *inv) {

@@ -28,6 +28,28 @@ unsigned scanner_record_n_fields(ScannerRecordKind kind) {
         return kinds[kind].n_fields;
 }
 
+void scanner_wire_field(const char *s, char out[static SCANNER_FIELD_OUT_MAX]) {
+        size_t len = s ? strnlen(s, SCANNER_FIELD_MAX) : 0, o = 0;
+        for (size_t i = 0; i < len;) {
+                unsigned char c = (unsigned char) s[i];
+                size_t n = utf8_sequence_length(s + i, len - i);
+                if (n == 0) {
+                        /* One scanner's bad bytes must not make the whole listing unreadable. */
+                        memcpy(out + o, "\xef\xbf\xbd", 3);
+                        o += 3;
+                        i++;
+                } else if (c < 0x20 || c == 0x7f) {
+                        out[o++] = ' ';
+                        i++;
+                } else {
+                        memcpy(out + o, s + i, n);
+                        o += n;
+                        i += n;
+                }
+        }
+        out[o] = 0;
+}
+
 int scanner_wire_parse_line(char *line, ScannerRecord *ret) {
         if (!utf8_is_valid(line, strlen(line)))
                 return -EBADMSG;

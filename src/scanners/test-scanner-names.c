@@ -3,6 +3,7 @@
  * (good, garbage, truncated, other roots), sane-airscan's configuration, SANE names. HTTP
  * is src/http's (test-http.c). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,6 +162,25 @@ static void test_wire(void) {
                 assert_se(scanner_wire_parse_line(bad[i], &r) == -EBADMSG);
 }
 
+/* A field as the helper writes it: a scanner's MakeAndModel in Latin-1, with a tab, a cut
+ * sequence and an overlong form becomes a field the reader takes (docs/scanners.md). */
+static void test_wire_field(void) {
+        char out[SCANNER_FIELD_OUT_MAX], line[SCANNER_FIELD_OUT_MAX + 64];
+        ScannerRecord r;
+        scanner_wire_field("Caf\xe9\tScan \xc3\xa9\xe2\x82 \xc0\xaf", out);
+        assert_streq(out, "Caf\xef\xbf\xbd Scan \xc3\xa9\xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd");
+        snprintf(line, sizeof line, "escl\tairscan:e0:X\turn:uuid:1\thttp://h/eSCL\t%s", out);
+        assert_se(scanner_wire_parse_line(line, &r) == 0);
+        scanner_wire_field(NULL, out);
+        assert_streq(out, "");
+        /* The longest field, all bad bytes: cut at SCANNER_FIELD_MAX, three bytes each. */
+        char big[SCANNER_FIELD_MAX + 2];
+        memset(big, 0xff, sizeof big - 1);
+        big[sizeof big - 1] = 0;
+        scanner_wire_field(big, out);
+        assert_se(strlen(out) == 3 * SCANNER_FIELD_MAX);
+}
+
 /* The daemon's request on the helper's socket: what one writes the other reads, and
  * nothing else passes. */
 static void test_request(void) {
@@ -183,6 +203,7 @@ static void test_request(void) {
 
 int main(void) {
         test_wire();
+        test_wire_field();
         test_request();
         test_uuid();
         test_capabilities();

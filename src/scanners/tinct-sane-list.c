@@ -8,7 +8,7 @@
  * ScannerCapabilities for its UUID, which sane-airscan does not pass on.
  *
  * Output, one record per line, fields separated by a tab (tabs, newlines and other
- * control characters in a field become spaces):
+ * control characters in a field become spaces, bytes that are not UTF-8 U+FFFD):
  *   sane  NAME VENDOR MODEL TYPE         a SANE device
  *   escl  NAME UUID URL MAKE-AND-MODEL   an eSCL scanner that answered
  *   escl-error NAME URL REASON           an eSCL scanner that did not (or not sensibly)
@@ -51,17 +51,15 @@
 #define DEFAULT_CONFIG_DIR "/etc/sane.d"
 #define CONFIG_FILE_MAX (256 * 1024)
 #define RESPONSE_MAX (1024 * 1024) /* a ScannerCapabilities document is a few KiB */
-#define FIELD_MAX 1024
 #define DEFAULT_HTTP_TIMEOUT_MS 5000
 #define REQUEST_WAIT_MS 5000 /* the daemon writes its request as soon as it connects */
 #define SOCKET_GRACE_SEC 5
 
 static void print_field(const char *s) {
+        char field[SCANNER_FIELD_OUT_MAX];
+        scanner_wire_field(s, field);
         putchar('\t');
-        for (size_t i = 0; s && s[i] && i < FIELD_MAX; i++) {
-                unsigned char c = (unsigned char) s[i];
-                putchar(c < 0x20 || c == 0x7f ? ' ' : c);
-        }
+        fputs(field, stdout);
 }
 
 static void print_record(ScannerRecordKind kind, const char *const *fields) {

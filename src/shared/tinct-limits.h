@@ -21,6 +21,19 @@
  * bounded above): far beyond what the bounds allow, far below what could hurt. */
 #define LIMIT_CREATE_ARGS_WIRE (2u * 1024 * 1024)
 
+/* SANE listings (docs/scanners.md, "Rescan on demand"): each runs the helper, its backends
+ * and one request to every configured eSCL scanner, and anyone may ask for one. At most
+ * this many start in any minute, whoever asks (Rescan, udev events, the start); callers in
+ * between get the last listing's result. And how many Rescan callers wait at a time. */
+#define LIMIT_SCANNER_RESCANS_PER_MINUTE 6
+#define LIMIT_SCANNER_RESCAN_WAITERS 64
+
+/* Verification results a user records on their own devices (docs/verify.md): the store
+ * keeps those of the user's this many devices verified last (each device's newest 32 per
+ * source, STORE_VERIFICATIONS_KEPT), so ids made up in a loop cannot fill the disk. A
+ * user's displays are a few; a monitor unplugged for good leaves after 8 others. */
+#define LIMIT_VERIFIED_DEVICES_PER_UID 8
+
 /* The largest ICC file any part of tinct reads or parses (daemon, parser process, session
  * helper). The biggest real profiles are CMYK/n-colour LUT profiles of ~10-20 MiB (large
  * grids, 16-bit tables, three intents); 32 MiB leaves room above them, and a file over it is

@@ -66,6 +66,7 @@ typedef enum StoreStatement {
 
         STMT_VERIFICATION_ADD,
         STMT_VERIFICATION_TRIM,
+        STMT_VERIFICATION_TRIM_LAYER,
         STMT_VERIFICATION_LIST,
 
         STMT_EXPORT_INFO,

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Verifications of a device against its profile (docs/verify.md): one row per result, the
  * newest STORE_VERIFICATIONS_KEPT per device and source, so that a display made anew at
- * every start gets its last results back and doctor's drift has its history.
+ * every start gets its last results back and doctor's drift has its history. A user
+ * records on their own temp devices without authorization, under ids of their choosing,
+ * so a user's layer keeps its LIMIT_VERIFIED_DEVICES_PER_UID devices verified last: the
+ * store does not grow with a loop of CreateDevice, results and DeleteDevice.
  *
  * Deliberately not here: which client may record one and when (the daemon's
  * device-verify.c), what the figures mean (display-verify.c). */
 #include "store-internal.h"
+#include "tinct-limits.h"
 
 #include <assert.h>
 #include <math.h>
@@ -23,6 +27,12 @@ static const StoreSql sql_trim = {
         "DELETE FROM verifications WHERE device_id = ?1 AND owner = ?2 AND source = ?3 AND seq NOT IN "
         "(SELECT seq FROM verifications WHERE device_id = ?1 AND owner = ?2 AND source = ?3 "
         "ORDER BY seq DESC LIMIT ?4)",
+};
+/* A user's layer: everything of its devices but the ?2 whose newest result is newest. */
+static const StoreSql sql_trim_layer = {
+        STMT_VERIFICATION_TRIM_LAYER,
+        "DELETE FROM verifications WHERE owner = ?1 AND device_id NOT IN "
+        "(SELECT device_id FROM verifications WHERE owner = ?1 GROUP BY device_id ORDER BY MAX(seq) DESC LIMIT ?2)",
 };
 static const StoreSql sql_list = {
         STMT_VERIFICATION_LIST,
@@ -66,6 +76,8 @@ int store_verification_add(Store *s, uid_t layer, const char *device_id, const S
         if (r >= 0)
                 r = store_exec(s, &sql_trim, NULL, ARG_TEXT(device_id), ARG_INT(layer), ARG_TEXT(v->source),
                                ARG_INT(STORE_VERIFICATIONS_KEPT));
+        if (r >= 0 && layer != STORE_LAYER_SYSTEM)
+                r = store_exec(s, &sql_trim_layer, NULL, ARG_INT(layer), ARG_INT(LIMIT_VERIFIED_DEVICES_PER_UID));
         return store_op_end(s, &op, r);
 }
 

@@ -152,7 +152,10 @@ void store_disk_profiles_free(StoreDiskProfile *l, size_t n);
  * In layers as the mappings: STORE_LAYER_SYSTEM for the system's devices, a uid for those
  * recorded on that user's own devices; a layer sees its own rows and the system's. Only the
  * newest STORE_VERIFICATIONS_KEPT of a device, source and layer are kept: add drops the
- * older ones in the same transaction. */
+ * older ones in the same transaction; and a user's layer keeps the results of its
+ * LIMIT_VERIFIED_DEVICES_PER_UID devices verified last, all of an older device's going
+ * with the add that pushes it out (the system's layer, written only by the system's own or
+ * authorized callers, has no such cap). */
 #define STORE_VERIFICATION_VERIFY "verify"
 #define STORE_VERIFICATION_CALIBRATION "calibration"
 #define STORE_VERIFICATIONS_KEPT 32

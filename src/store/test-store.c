@@ -19,6 +19,7 @@
 #include "store-wal.h"
 #include "strv.h"
 #include "test-store-util.h"
+#include "tinct-limits.h"
 #include "tests.h"
 
 static void test_basics(void) {
@@ -486,6 +487,44 @@ static void test_verifications(void) {
         rm_rf(dir);
 }
 
+/* A user's layer keeps the results of its LIMIT_VERIFIED_DEVICES_PER_UID devices verified
+ * last, the whole history of an older one going; one verified again counts as new; the
+ * system's layer keeps every device's. */
+static void test_verifications_per_uid(void) {
+        _cleanup_free_ char *dir = make_temp_dir();
+        StoreVerification *l = NULL, v;
+        size_t n;
+        Store *s = NULL;
+        char id[32];
+        const unsigned extra = 4;
+
+        assert_se(store_open(dir, &s) == 0);
+        for (unsigned i = 0; i < LIMIT_VERIFIED_DEVICES_PER_UID + extra; i++) {
+                snprintf(id, sizeof id, "temp-%u", i);
+                v = verification(STORE_VERIFICATION_VERIFY, "2026-12-05T00:00:00Z", i);
+                assert_se(store_verification_add(s, 1000, id, &v) == 0);
+                v = verification(STORE_VERIFICATION_CALIBRATION, "2026-12-05T00:00:00Z", i);
+                assert_se(store_verification_add(s, 1000, id, &v) == 0);
+                assert_se(store_verification_add(s, STORE_LAYER_SYSTEM, id, &v) == 0);
+                if (i == LIMIT_VERIFIED_DEVICES_PER_UID - 1) {
+                        /* verified again before the cap is reached: the newest for now */
+                        v = verification(STORE_VERIFICATION_VERIFY, "2026-12-06T00:00:00Z", 99);
+                        assert_se(store_verification_add(s, 1000, "temp-1", &v) == 0);
+                }
+        }
+        for (unsigned i = 0; i < LIMIT_VERIFIED_DEVICES_PER_UID + extra; i++) {
+                snprintf(id, sizeof id, "temp-%u", i);
+                assert_se(store_verification_list(s, 2000, id, NULL, &l, &n) == 0 && n == 1); /* the system's */
+                store_verifications_free(l, n);
+                assert_se(store_verification_list(s, 1000, id, NULL, &l, &n) == 0);
+                bool kept = i == 1 || i > extra;
+                assert_se(n == (kept ? (i == 1 ? 4 : 3) : 1));
+                store_verifications_free(l, n);
+        }
+        s = store_free(s);
+        rm_rf(dir);
+}
+
 int main(void) {
         log_set_max_level(getenv("TEST_VERBOSE") ? LOG_DEBUG : LOG_INFO);
         test_basics();
@@ -497,5 +536,6 @@ int main(void) {
         test_disk_profile_set_property();
         test_failed_commit_leaves_no_transaction();
         test_verifications();
+        test_verifications_per_uid();
         return 0;
 }

@@ -5,10 +5,12 @@ real scanner is attached to a test machine. It answers what sane-airscan and tin
 ask of a scanner's eSCL base URL: ScannerCapabilities (with pwg:Version, MakeAndModel and
 the UUID) and ScannerStatus. It scans nothing.
 
-Usage: escl-server.py [--port N] [--uuid UUID] [--mode ok|garbage|silent]
+Usage: escl-server.py [--port N] [--uuid UUID] [--mode ok|garbage|silent|latin1] [--log FILE]
 Prints "PORT <n>" on stdout once it listens (the test waits for that line).
   garbage: ScannerCapabilities answers bytes that are not XML
   silent:  connections are accepted and never answered
+  latin1:  a well-formed document whose MakeAndModel is Latin-1, not the UTF-8 it declares
+  --log:   one line per request appended to FILE: the path and the User-Agent
 """
 import argparse
 import http.server
@@ -69,7 +71,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--uuid", default="urn:uuid:4509A320-00A0-008F-00B6-002507510EEC")
-    ap.add_argument("--mode", choices=["ok", "garbage", "silent"], default="ok")
+    ap.add_argument("--mode", choices=["ok", "garbage", "silent", "latin1"], default="ok")
+    ap.add_argument("--log")
     args = ap.parse_args()
 
     if args.mode == "silent":
@@ -99,9 +102,15 @@ def main():
 
         def do_GET(self):
             path = self.path.split("?")[0]
+            if args.log:
+                with open(args.log, "a") as f:
+                    f.write("%s\t%s\n" % (path, self.headers.get("User-Agent", "")))
             if path.endswith("/ScannerCapabilities"):
                 if args.mode == "garbage":
                     self.send(200, b"<scan:ScannerCapabilities><scan:UUID>\x00\xff<<</broken")
+                elif args.mode == "latin1":
+                    caps = CAPS.format(uuid=args.uuid).replace("Tinct Test eSCL Scanner", "Tinct Caf\xe9 Scanner")
+                    self.send(200, caps.encode("latin-1"))
                 else:
                     self.send(200, CAPS.format(uuid=args.uuid))
             elif path.endswith("/ScannerStatus"):

@@ -36,9 +36,9 @@ def finish():
 class EsclServer:
     """escl-server.py in a process of its own; the port comes from its first line."""
 
-    def __init__(self, mode="ok", uuid=UUID):
-        self.proc = subprocess.Popen([sys.executable, ESCL_SERVER, "--mode", mode, "--uuid", uuid],
-                                     stdout=subprocess.PIPE, text=True)
+    def __init__(self, mode="ok", uuid=UUID, log=None):
+        self.proc = subprocess.Popen([sys.executable, ESCL_SERVER, "--mode", mode, "--uuid", uuid] +
+                                     (["--log", log] if log else []), stdout=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline().split()
         if len(line) != 2 or line[0] != "PORT":
             raise RuntimeError("escl-server said %r" % line)

@@ -17,7 +17,8 @@ SANE test device and the eSCL scanner through the socket, with the same properti
 child; the socket protocol as tinctd speaks it, and a bad request or none at all gets no
 listing; a hung backend: the daemon gives up after --sane-timeout, keeps its devices, and the
 helper ends itself (it is not the daemon's to kill); a socket nobody listens on: a clear
-error, nothing lost.
+error, nothing lost; a listing with one record that is not UTF-8 (a stand-in on the socket,
+since a real helper never writes one) costs that record only.
 argv: tinct, tinct-sane-list, the hang backend, escl-server.py."""
 
 import os
@@ -71,7 +72,14 @@ class SocketActivate:
 
     def ended(self, n):
         """Until n helpers have ended in all (its log says so of each); whether they have."""
-        return self.wait_for(lambda: sum(1 for line in self.lines if line and re.match(r"Child \d+ died", line)) >= n)
+        return self.wait_for(lambda: self._count(r"Child \d+ died") >= n)
+
+    def all_ended(self):
+        """Until every helper it started has ended; whether they have."""
+        return self.wait_for(lambda: self._count(r"Child \d+ died") == self._count(r"Spawned .* as PID"))
+
+    def _count(self, pattern):
+        return sum(1 for line in self.lines if line and re.match(pattern, line))
 
     def stop(self):
         self.proc.terminate()
@@ -149,9 +157,9 @@ def test_socket():
             check("did not finish in 10 s" in r.stderr and "it ends itself" in r.stderr,
                   "rescan-scanners says the listing timed out: %r" % r.stderr)
             check(b.scanners() == [ESCL_ID, "sane-frontend-tester"], "the devices stay: %s" % b.scanners())
-            # Five asked above, two listings before the hang (the start-up one and the
-            # first rescan's; a rescan waits for a listing that starts after it), the hung one.
-            check(activate.ended(8), "the hung helper ended itself (its alarm), not left behind")
+            # How many listings came before the hang depends on whether the first rescan
+            # found the start-up one running (it shares it): every helper started has ended.
+            check(activate.all_ended(), "the hung helper ended itself (its alarm), not left behind")
             sane_config(tmp, ["test", "airscan"], [("Office", server.url)])
             r = scan_common.rescan(TINCT, env)
             check("Scanners: 2" in r.stdout, "the next rescan works: %r" % r.stdout)
@@ -171,8 +179,67 @@ def test_socket():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+class StandInHelper:
+    """A stand-in for the helper on its socket, for what a real one never writes: one
+    record that is not UTF-8 between good ones (a helper of another version, a backend that
+    wrote into its stdout). Each connection gets the request read and this listing."""
+
+    LISTING = (b"sane\ttest:0\tNoname\tfrontend-tester\tvirtual device\n"
+               b"escl\tairscan:e0:Bad\t66666666-7777-4888-9999-aaaaaaaaaaaa\thttp://127.0.0.1:9/eSCL\tCaf\xe9\n"
+               b"sane\ttest:1\tNoname\tother-tester\tvirtual device\n"
+               b"end\n")
+
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(path)
+        self.sock.listen(8)
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return  # closed: the test is done
+            with conn:
+                conn.settimeout(FAILSAFE)
+                request = b""
+                while not request.endswith(b"\n"):
+                    data = conn.recv(64)
+                    if not data:
+                        break
+                    request += data
+                conn.sendall(self.LISTING)
+
+    def stop(self):
+        self.sock.shutdown(socket.SHUT_RDWR)
+        self.sock.close()
+        self.thread.join()
+
+
+def test_unreadable_record():
+    print("a listing with one record that is not UTF-8: that record only is skipped")
+    tmp = tempfile.mkdtemp(prefix="tinct-scansock-", dir="/tmp")
+    os.chmod(tmp, 0o755)
+    path = os.path.join(tmp, "stand-in.sock")
+    helper = StandInHelper(path)
+    try:
+        args = ["--sane-discovery", "--sane-test-devices", "--sane-socket", path]
+        with TinctEnv(polkit="allow", extra_args=args) as env:
+            r = scan_common.rescan(TINCT, env)
+            check("Scanners: 2" in r.stdout, "rescan-scanners counts the two readable ones: %r" % r.stdout)
+            b = Bus(env)
+            check(b.scanners() == ["sane-frontend-tester", "sane-other-tester"],
+                  "the records before and after the bad one are devices: %s" % b.scanners())
+    finally:
+        helper.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 if not shutil.which("systemd-socket-activate"):
     print("SKIP: systemd-socket-activate missing (package systemd)")
     sys.exit(77)
 test_socket()
+test_unreadable_record()
 scan_common.finish()

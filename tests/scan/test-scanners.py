@@ -15,7 +15,10 @@ and escl-<uuid> devices and their properties; `tinct rescan-scanners` (returns w
 profile kept in the store and back with the same id when the server returns on another port;
 scan settings as qualifiers (GetProfileForQualifiers, `tinct lookup`); garbage XML, a silent
 server and a hung backend: a log line, the daemon answering, nothing stored lost; a udev
-event rescans; a USB scanner udev has is one device (udev's), SANE's when udev has none.
+event rescans; a USB scanner udev has is one device (udev's), SANE's when udev has none;
+one scanner whose MakeAndModel is not UTF-8 costs nobody else their device; a flood of Rescan
+calls from nobody starts at most LIMIT_SCANNER_RESCANS_PER_MINUTE helpers a minute (counted
+by the stand-in scanner: the helper's requests) and every caller gets an answer.
 argv: tinct, the hang backend, the USB backend, escl-server.py."""
 
 import json
@@ -24,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import dbus
 
@@ -286,7 +290,131 @@ def test_hotplug():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+UUID2 = "urn:uuid:11111111-2222-4333-8444-555555555555"
+UUID3 = "urn:uuid:66666666-7777-4888-9999-aaaaaaaaaaaa"
+
+
+def escl_id(uuid):
+    return "escl-" + uuid[len("urn:uuid:"):].lower()
+
+
+def test_one_bad_scanner():
+    print("one scanner whose MakeAndModel is not UTF-8 among good ones: all are found")
+    tmp = tempfile.mkdtemp(prefix="tinct-scan-", dir="/tmp")
+    os.chmod(tmp, 0o755)
+    servers = [EsclServer(), EsclServer("latin1", UUID3), EsclServer(uuid=UUID2)]
+    try:
+        # The bad one between the good ones, as sane-airscan lists them in order.
+        conf = sane_config(tmp, ["airscan"], [("Good", servers[0].url), ("Latin", servers[1].url),
+                                              ("Other", servers[2].url)])
+        daemon_env(tmp, conf)
+        with TinctEnv(polkit="allow", extra_args=["--sane-discovery"]) as env:
+            r = rescan(env)
+            b = Bus(env)
+            want = sorted([ESCL_ID, escl_id(UUID2), escl_id(UUID3)])
+            found = b.scanners()
+            print("    scanners found with one bad one present: %d of %d" % (len(found), len(want)))
+            check(found == want, "every scanner is a device, the bad one's too: %s" % found)
+            check("Scanners: 3" in r.stdout, "rescan-scanners counts three: %r" % r.stdout)
+            path = b.device(escl_id(UUID3))
+            if path:
+                m = str(b.props(path)["Model"])
+                check(m == "Tinct Caf\ufffd Scanner", "the byte that is not UTF-8 is U+FFFD in its Model: %r" % m)
+    finally:
+        for srv in servers:
+            srv.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def limit(name):
+    """A bound of src/shared/tinct-limits.h, read from the source tree beside this test."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "shared", "tinct-limits.h")
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if len(p) >= 3 and p[0] == "#define" and p[1] == name:
+                return int(p[2])
+    raise RuntimeError("%s not in tinct-limits.h" % name)
+
+
+# The flood, run as nobody: CALLS Rescan calls on one connection, IN_FLIGHT at a time;
+# prints the answers' scanner counts and the errors as JSON.
+FLOOD = r"""
+import json, sys
+from gi.repository import Gio, GLib
+calls, in_flight = int(sys.argv[1]), int(sys.argv[2])
+conn = Gio.DBusConnection.new_for_address_sync(sys.argv[3], Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
+                                               Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+loop = GLib.MainLoop()
+state = {"sent": 0, "done": 0, "answers": [], "errors": []}
+def send():
+    state["sent"] += 1
+    conn.call("org.freedesktop.ColorManager", "/org/tinct/Scanners", "org.tinct.Scanners1", "Rescan", None,
+              GLib.VariantType("(ua(ss))"), Gio.DBusCallFlags.NONE, 300000, None, on_reply)
+def on_reply(c, res):
+    try:
+        state["answers"].append(c.call_finish(res).unpack()[0])
+    except GLib.Error as e:
+        state["errors"].append(e.message)
+    state["done"] += 1
+    if state["sent"] < calls:
+        send()
+    elif state["done"] == calls:
+        loop.quit()
+for _ in range(in_flight):
+    send()
+loop.run()
+print(json.dumps({"answers": state["answers"], "errors": state["errors"]}))
+"""
+
+
+def test_rescan_flood():
+    print("a flood of Rescan calls from nobody: helper runs per minute bounded, every caller answered")
+    tmp = tempfile.mkdtemp(prefix="tinct-scan-", dir="/tmp")
+    os.chmod(tmp, 0o755)
+    log = os.path.join(tmp, "requests.log")
+    server = EsclServer(log=log)
+    calls, in_flight = 200, 8
+    per_minute = limit("LIMIT_SCANNER_RESCANS_PER_MINUTE")
+    try:
+        conf = sane_config(tmp, ["airscan"], [("Office", server.url)])
+        daemon_env(tmp, conf)
+        t0 = time.monotonic()
+        with TinctEnv(polkit="deny", extra_args=["--sane-discovery"]) as env:
+            r = env.run([sys.executable, "-c", FLOOD, str(calls), str(in_flight), env.address], as_user="nobody",
+                        timeout=900)
+            elapsed = time.monotonic() - t0
+            got = json.loads(r.stdout) if r.returncode == 0 else {"answers": [], "errors": [r.stderr[-500:]]}
+            check(len(got["answers"]) == calls and not got["errors"],
+                  "every one of %d callers got an answer: %d answers, errors %s" %
+                  (calls, len(got["answers"]), got["errors"][:3]))
+            check(set(got["answers"]) == {1}, "each answer counts the one scanner: %s" % sorted(set(got["answers"])))
+            # The helper's own requests (tinct's User-Agent, not sane-airscan's) to the
+            # scanner: one per run.
+            with open(log) as f:
+                runs = sum(1 for line in f if line.startswith("/eSCL/ScannerCapabilities\t") and
+                           "tinct" in line.split("\t", 1)[1].lower())
+            bound = per_minute * (int(elapsed // 60) + 1)
+            print("    helper runs: %d for %d calls in %.1f s (bound %d: %d a minute)" %
+                  (runs, calls, elapsed, bound, per_minute))
+            check(1 <= runs <= bound, "helper runs within the bound: %d <= %d" % (runs, bound))
+            check(b_daemon_answers(env), "the daemon answers after the flood")
+    finally:
+        server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def b_daemon_answers(env):
+    try:
+        Bus(env).mgr.GetDevices()
+        return True
+    except dbus.DBusException:
+        return False
+
+
 test_test_backend_and_escl()
 test_bad_scanners()
 test_hotplug()
+test_one_bad_scanner()
+test_rescan_flood()
 scan_common.finish()

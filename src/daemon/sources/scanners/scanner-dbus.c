@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* org.tinct.Scanners1 on /org/tinct/Scanners (docs/scanners.md): Rescan, answered when a
- * rescan that started after the call has finished. Not on colord's interfaces, whose
- * introspection clients compare. Anyone may call it: it changes nobody's choices and
- * concurrent callers share one helper run. */
+/* org.tinct.Scanners1 on /org/tinct/Scanners (docs/scanners.md): Rescan, answered with the
+ * result of the listing running at the call, else of a new one, else (the minute's runs
+ * spent) of the last one. Not on colord's interfaces, whose introspection clients compare.
+ * Anyone may call it: it changes nobody's choices, and the helper runs it can cause are
+ * bounded per minute whoever asks (scanner-source.c). */
 #include <errno.h>
 
 #include "bus-errors.h"
@@ -41,12 +42,16 @@ static void rescan_done(const ScanResult *result, void *userdata) {
 
 static int method_rescan(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         ScannerSource *s = userdata;
+        /* rescan_done() drops this reference, perhaps before the call returns (the last
+         * listing's result answers at once). */
+        sd_bus_message_ref(msg);
         int r = scanner_source_rescan(s, rescan_done, msg);
+        if (r < 0)
+                sd_bus_message_unref(msg);
         if (r == -EBUSY)
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "too many rescans waiting");
         if (r < 0)
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "cannot rescan: %s", strerror(-r));
-        sd_bus_message_ref(msg);
         return 1;
 }
 

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* SANE scanners through the helper (see scanner-source.h). One helper runs at a time;
- * callers who ask while it runs wait for the next one. The helper is a child (a pipe for
+/* SANE scanners through the helper (see scanner-source.h). One helper runs at a time, and
+ * at most LIMIT_SCANNER_RESCANS_PER_MINUTE start in any minute, whoever asks: callers who
+ * ask while one runs get its result, and so do those who ask once the minute's runs are
+ * spent (unless udev saw a change since: they wait for the next run the bound allows). A
+ * caller could otherwise start a helper, and its requests to every scanner, per call
+ * (docs/scanners.md, "Rescan on demand"). The helper is a child (a pipe for
  * its output), or with --sane-socket a service of its own unit, reached on its socket
  * (docs/scanners.md): then it is not ours to kill, closing the connection is all, and it
  * ends itself after the time limit the request names. */
@@ -25,9 +29,12 @@
 #include "scanner-wire.h"
 #include "socket-util.h"
 #include "strv.h"
+#include "time-util.h"
+#include "tinct-limits.h"
+#include "utf8.h"
 
 #define OUTPUT_MAX (1024 * 1024)
-#define WAITERS_MAX 64
+#define RESCAN_WINDOW_USEC (60 * USEC_PER_SEC)
 #define HOTPLUG_DELAY_USEC (500 * 1000ULL) /* a plugged scanner's interfaces come in a burst */
 #define HTTP_TIMEOUT_MAX_MS 5000
 
@@ -45,13 +52,18 @@ struct ScannerSource {
         sd_bus_slot *slot;
 
         uint64_t started;        /* rescans started so far; the running one's number */
-        bool again;              /* someone needs a rescan after the running one */
+        bool again;              /* udev saw a change while one ran: another after it */
+        bool stale;              /* no listing yet, or udev saw a change since the last */
+        uint64_t run_start[LIMIT_SCANNER_RESCANS_PER_MINUTE]; /* when the last ones started, a ring */
+        size_t run_next;         /* the ring's oldest entry, overwritten by the next start */
+        sd_event_source *deferred; /* a run wanted, waiting for the minute's bound */
+        ScanResult last;         /* the last listing's result, for callers who come soon after */
         Child helper;            /* fd: its output (the pipe or the socket), >= 0 while one runs;
                                   * pid: a child helper's, or 0 */
         char *out;
         size_t out_len;
 
-        Waiter waiters[WAITERS_MAX];
+        Waiter waiters[LIMIT_SCANNER_RESCAN_WAITERS];
         size_t n_waiters;
 };
 
@@ -79,10 +91,18 @@ static void helper_stop(ScannerSource *s) {
         s->out_len = 0;
 }
 
+static void last_result_clear(ScanResult *r) {
+        free((char *) r->message);
+        strv_free(r->unanswered);
+        *r = (ScanResult) {};
+}
+
 ScannerSource *scanner_source_free(ScannerSource *s) {
         if (!s)
                 return NULL;
         helper_stop(s);
+        sd_event_source_disable_unref(s->deferred);
+        last_result_clear(&s->last);
         /* Waiters get no answer: the daemon is going, and their bus with it. */
         for (size_t i = 0; i < s->n_waiters; i++)
                 s->waiters[i].done(NULL, s->waiters[i].userdata);
@@ -264,11 +284,14 @@ static void apply(ScannerSource *s, const Wanted *w, size_t n) {
 }
 
 /* Reads the helper's complete output; 0 with the scanners that did not answer, or
- * -EBADMSG when it never said "end" (the caller keeps the devices as they are). */
+ * -EBADMSG when it never said "end" (the caller keeps the devices as they are). A record
+ * it cannot read costs that record only (one log line for all of them): what one scanner
+ * sends must not keep the others from being found (docs/scanners.md, "Bad input"). */
 static int read_listing(ScannerSource *s, char ***ret_unanswered) {
         _cleanup_strv_free_ char **unanswered = NULL;
         Wanted *w = NULL;
-        size_t n = 0;
+        size_t n = 0, n_bad = 0;
+        char first_bad[128] = "";
         bool end = false;
         int r = 0;
         for (char *line = s->out, *next; line && line < s->out + s->out_len && r >= 0; line = next) {
@@ -277,9 +300,14 @@ static int read_listing(ScannerSource *s, char ***ret_unanswered) {
                         break; /* a last line without its newline: cut off */
                 *next++ = 0;
                 ScannerRecord rec;
-                if (end || scanner_wire_parse_line(line, &rec) < 0) {
+                if (end) {
                         r = -EBADMSG;
                         break;
+                }
+                if (scanner_wire_parse_line(line, &rec) < 0) {
+                        if (n_bad++ == 0)
+                                utf8_escape(line, first_bad, sizeof first_bad);
+                        continue;
                 }
                 switch (rec.kind) {
                 case SCANNER_RECORD_SANE:
@@ -300,6 +328,9 @@ static int read_listing(ScannerSource *s, char ***ret_unanswered) {
         }
         if (r >= 0 && !end)
                 r = -EBADMSG;
+        if (n_bad > 0)
+                log_warning("Scanners: %zu record%s of the SANE helper unreadable, skipped (the first: \"%s\")", n_bad,
+                            n_bad == 1 ? "" : "s", first_bad);
         if (r >= 0) {
                 apply(s, w, n);
                 *ret_unanswered = TAKE_PTR(unanswered);
@@ -312,6 +343,24 @@ static int read_listing(ScannerSource *s, char ***ret_unanswered) {
 
 static int helper_spawn(ScannerSource *s);
 static int helper_watch(ScannerSource *s);
+static void want_run(ScannerSource *s);
+
+/* Kept for the callers who ask soon after; a failed listing changed nothing, so it leaves
+ * the devices as stale as they were. */
+static void remember(ScannerSource *s, const ScanResult *result) {
+        last_result_clear(&s->last);
+        s->last = (ScanResult) { .error = result->error, .n_scanners = result->n_scanners };
+        s->last.message = result->message ? strdup(result->message) : NULL;
+        s->last.unanswered = result->unanswered ? strv_copy(result->unanswered) : NULL;
+        if ((result->message && !s->last.message) || (result->unanswered && !s->last.unanswered)) {
+                log_oom();
+                last_result_clear(&s->last);
+                s->stale = true; /* nothing to answer from: the next caller waits for a run */
+                return;
+        }
+        if (result->error >= 0)
+                s->stale = false;
+}
 
 static void finish(ScannerSource *s, int error, const char *message, char **unanswered) {
         ScanResult result = {
@@ -322,8 +371,11 @@ static void finish(ScannerSource *s, int error, const char *message, char **unan
         };
         uint64_t done = s->started;
         helper_stop(s);
+        remember(s, &result);
+        if (s->again)
+                s->stale = true; /* it may have listed before the change */
         /* Callers may add waiters from done(); take the finished ones out first. */
-        Waiter finished[WAITERS_MAX];
+        Waiter finished[LIMIT_SCANNER_RESCAN_WAITERS];
         size_t n_finished = 0, kept = 0;
         for (size_t i = 0; i < s->n_waiters; i++)
                 if (s->waiters[i].generation <= done)
@@ -333,11 +385,10 @@ static void finish(ScannerSource *s, int error, const char *message, char **unan
         s->n_waiters = kept;
         for (size_t i = 0; i < n_finished; i++)
                 finished[i].done(&result, finished[i].userdata);
-        if (s->again) {
+        /* A change udev saw while it ran, or callers waiting for a run the bound held back. */
+        if (s->again || (s->n_waiters > 0 && s->helper.fd < 0)) {
                 s->again = false;
-                int r = helper_spawn(s);
-                if (r < 0)
-                        finish(s, r, "cannot start the SANE helper", NULL);
+                want_run(s);
         }
 }
 
@@ -456,9 +507,7 @@ static int helper_spawn(ScannerSource *s) {
 
 static int helper_watch(ScannerSource *s) {
         Manager *m = s->manager;
-        int r;
-        s->started++;
-        r = child_watch(&s->helper, m->event, s->config->timeout_usec, on_output, on_timeout, s);
+        int r = child_watch(&s->helper, m->event, s->config->timeout_usec, on_output, on_timeout, s);
         if (r < 0)
                 return r;
         if (s->helper.pid > 0)
@@ -468,40 +517,93 @@ static int helper_watch(ScannerSource *s) {
         return 0;
 }
 
-/* Starts a rescan now, or after the running one. Returns the rescan's number. */
-static int request(ScannerSource *s, uint64_t *ret_generation) {
-        if (s->helper.fd >= 0) {
-                s->again = true;
-                *ret_generation = s->started + 1;
-                return 0;
-        }
+/* When the bound lets the next run start: now, or a minute after the oldest of the last
+ * LIMIT_SCANNER_RESCANS_PER_MINUTE starts. */
+static uint64_t next_run_at(const ScannerSource *s) {
+        uint64_t oldest = s->run_start[s->run_next];
+        return oldest == 0 ? 0 : oldest + RESCAN_WINDOW_USEC;
+}
+
+/* Starts a rescan (counted against the bound whether the helper starts or not, so that a
+ * helper that cannot start is not retried in a loop). */
+static int start_run(ScannerSource *s) {
+        s->run_start[s->run_next] = now(CLOCK_MONOTONIC);
+        s->run_next = (s->run_next + 1) % LIMIT_SCANNER_RESCANS_PER_MINUTE;
+        s->started++;
         int r = helper_spawn(s);
         if (r < 0) {
                 log_warning_errno(r, "Scanners: cannot %s the SANE helper %s: %m",
                                   s->config->socket ? "reach" : "start",
                                   s->config->socket ?: s->config->helper);
                 helper_stop(s);
-                return r;
         }
-        *ret_generation = s->started;
+        return r;
+}
+
+static int on_deferred(sd_event_source *es, uint64_t usec, void *userdata) {
+        ScannerSource *s = userdata;
+        s->deferred = sd_event_source_disable_unref(s->deferred);
+        want_run(s);
         return 0;
 }
 
-int scanner_source_rescan(ScannerSource *s, ScanDone done, void *userdata) {
-        uint64_t generation;
-        if (s->n_waiters == WAITERS_MAX)
-                return -EBUSY;
-        int r = request(s, &generation);
+/* A run is wanted: now, or after the running one, or when the bound allows. Callers waiting
+ * for it are answered when it ends (or at once with the error when it cannot start). */
+static void want_run(ScannerSource *s) {
+        if (s->helper.fd >= 0) {
+                s->again = true;
+                return;
+        }
+        if (s->deferred)
+                return;
+        uint64_t at = next_run_at(s);
+        if (at > now(CLOCK_MONOTONIC)) {
+                int r = sd_event_add_time(s->manager->event, &s->deferred, CLOCK_MONOTONIC, at, 0, on_deferred, s);
+                if (r >= 0) {
+                        log_debug("Scanners: %d rescans in the last minute; the next in %llu s",
+                                  LIMIT_SCANNER_RESCANS_PER_MINUTE,
+                                  (unsigned long long) ((at - now(CLOCK_MONOTONIC)) / USEC_PER_SEC + 1));
+                        return;
+                }
+                log_warning_errno(r, "Scanners: cannot wait for the next rescan: %m");
+                s->started++; /* as a run that failed: its waiters are answered */
+                finish(s, r, "cannot schedule a rescan", NULL);
+                return;
+        }
+        int r = start_run(s);
         if (r < 0)
-                return r;
-        s->waiters[s->n_waiters++] = (Waiter) { generation, done, userdata };
+                finish(s, r, "cannot start the SANE helper", NULL);
+}
+
+int scanner_source_rescan(ScannerSource *s, ScanDone done, void *userdata) {
+        if (s->n_waiters == LIMIT_SCANNER_RESCAN_WAITERS)
+                return -EBUSY;
+        if (s->helper.fd >= 0) {
+                /* The running listing answers it (docs/scanners.md). */
+                s->waiters[s->n_waiters++] = (Waiter) { s->started, done, userdata };
+                return 0;
+        }
+        if (!s->deferred && next_run_at(s) <= now(CLOCK_MONOTONIC)) {
+                int r = start_run(s);
+                if (r < 0)
+                        return r;
+                s->waiters[s->n_waiters++] = (Waiter) { s->started, done, userdata };
+                return 0;
+        }
+        if (!s->stale) {
+                /* The minute's runs are spent: the last listing answers, unless udev saw a change. */
+                done(&s->last, userdata);
+                return 0;
+        }
+        s->waiters[s->n_waiters++] = (Waiter) { s->started + 1, done, userdata };
+        want_run(s);
         return 0;
 }
 
 static void on_hotplug(void *userdata) {
         ScannerSource *s = userdata;
-        uint64_t generation;
-        (void) request(s, &generation); /* logs its own failure */
+        s->stale = true;
+        want_run(s);
 }
 
 static void scanner_hotplug(void *userdata, const char *subsystem) {
@@ -518,7 +620,7 @@ static int scanner_start(Manager *m, const void *config, void **ret_state) {
         ScannerSource *s = calloc(1, sizeof *s);
         if (!s)
                 return log_oom();
-        *s = (ScannerSource) { .manager = m, .config = c, .helper = CHILD_NULL, .devices = hashmap_new() };
+        *s = (ScannerSource) { .manager = m, .config = c, .helper = CHILD_NULL, .devices = hashmap_new(), .stale = true };
         *ret_state = s;
         if (!s->devices)
                 return log_oom();

@@ -5,7 +5,8 @@
  * read from the event loop, never by the daemon itself: SANE backends are slow, can hang
  * and are vendors' code. A helper that does not finish in time is killed and the devices
  * stay as they were. A rescan runs at start (without holding up the bus name), after
- * udev usb/scsi events (debounced), and on demand (scanner-dbus.c). What the listing no
+ * udev usb/scsi events (debounced), and on demand (scanner-dbus.c), at most
+ * LIMIT_SCANNER_RESCANS_PER_MINUTE a minute whoever asks. What the listing no
  * longer has is removed; stored mappings stay in the store, so a scanner that comes back
  * gets its profiles again. It never creates a device for a USB scanner udev already gave
  * one (udev.c's `sysfs-…` device wins). Off with --no-udev or --sysfs-root (those are
@@ -44,9 +45,10 @@ extern const DeviceSourceVTable scanner_source;
 
 ScannerSource *scanner_source_free(ScannerSource *s);
 
-/* done(userdata) is called once a rescan that started after this call has finished (one
- * running already is not enough: it may have read an older configuration). -EBUSY when
- * too many callers wait. */
+/* done(result, userdata) is called with the result of the listing that runs at this call,
+ * else of one started now, else (LIMIT_SCANNER_RESCANS_PER_MINUTE started in the last
+ * minute) of the last one, at once, or, when udev saw a change since, of the next one the
+ * bound allows. -EBUSY when too many callers wait. */
 int scanner_source_rescan(ScannerSource *s, ScanDone done, void *userdata);
 
 /* The D-Bus side (scanner-dbus.c). */
