@@ -21,6 +21,22 @@
 
 typedef struct CupsWatch CupsWatch;
 
+/* The source (device-source.h), whose entries do this. start: */
+/* Starts following cupsd (CUPS_SERVER or the default socket); the first answer comes later
+ * on the event loop. A CUPS_SERVER tinct cannot use is logged and leaves it off. */
+/* yields_to_client: */
+/* Whether d is a device the source made and still owns. */
+/* handed_over: */
+/* cupsd's own CreateDevice for d's id: the device is cupsd's from now on (the caller makes
+ * it the creator's). */
+/* choice_stored: */
+/* A hard choice on d: kept under the printer's identity too, when d
+ * has one (PRINTER_identity), so that the same printer under another queue gets it back. */
+/* device_removed: */
+/* Called by manager_remove_device() before a device is freed. */
+extern const DeviceSourceVTable cups_source;
+CupsWatch *cups_watch_free(CupsWatch *w);
+
 /* The command line's settings of the CUPS source (tinctd --help). */
 typedef struct CupsConfig {
         bool off;                       /* --no-cups: printers are not followed */
@@ -30,14 +46,3 @@ typedef struct CupsConfig {
 } CupsConfig;
 
 void cups_config_done(CupsConfig *c);
-
-/* The source (device-source.h). start: follows cupsd (CUPS_SERVER or the default socket);
- * the first answer comes later on the event loop, and a CUPS_SERVER tinct cannot use is
- * logged and leaves it off. yields_to_client: a device the source made and still owns,
- * which cupsd's own CreateDevice for its id takes over (handed_over: the caller makes it the
- * creator's). choice_stored: a hard choice on a device is kept under the printer's identity
- * too, when it has one (PRINTER_identity), so that the same printer under another queue gets
- * it back. */
-extern const DeviceSourceVTable cups_source;
-
-CupsWatch *cups_watch_free(CupsWatch *w);

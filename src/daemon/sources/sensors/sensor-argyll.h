@@ -7,6 +7,11 @@
 
 #include "sensor.h"
 
-/* available: spotread is on PATH (Debian's argyll package). sample: 0, or a negative errno
- * when spotread cannot be started. stop: ends spotread, if it runs. No options. */
+/* The driver (sensor.h's SensorDriver), whose entries do this. available: */
+/* Whether spotread is on PATH (Debian's argyll package). */
+/* sample: */
+/* Starts a reading for s->pending (already set, with s->pending_cap); the answer comes from
+ * the event loop. 0, or a negative errno when spotread cannot be started. */
+/* stop: */
+/* Ends spotread, if it runs. It takes no options. */
 extern const SensorDriver sensor_argyll_driver;
