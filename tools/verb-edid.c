@@ -409,9 +409,9 @@ int verb_edid_profile(Invocation *inv) {
         if (load_edid(file, &e) < 0)
                 return EXIT_FAILURE;
 
-        /* No PNP vendor table is available to the tool, so the vendor is the PNP id (after
-         * the vendor quirks). */
-        r = edid_icc_params_init(&params, e, NULL, "tinct edid-profile");
+        /* Named as tinctd and tinct-session name the display, from the same PNP table, so
+         * the profile's MAPPING_device_id is their device's id. */
+        r = edid_icc_params_init_named(&params, e, "tinct edid-profile");
         if (r < 0) {
                 log_error("%s: %s", file, strerror(-r));
                 edid_icc_params_done(&params);

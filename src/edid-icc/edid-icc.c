@@ -119,6 +119,23 @@ char *edid_icc_display_id(const EdidIccParams *p, const char *connector) {
         return strdup(p->device_id);
 }
 
+const char *edid_icc_pnp_ids_path(void) {
+        const char *env = getenv(EDID_ICC_PNP_IDS_ENV);
+        return !isempty(env) ? env : EDID_ICC_PNP_IDS_PATH;
+}
+
+int edid_icc_params_init_named(EdidIccParams *p, const Edid *e, const char *cmf_binary) {
+        _cleanup_free_ char *name = NULL;
+        /* Any failure to read the table (missing, unreadable, id not listed) means the PNP id
+         * for everyone; only running out of memory is an error. */
+        int r = edid_icc_pnp_vendor_name(edid_icc_pnp_ids_path(), e->manufacturer, &name);
+        if (r == -ENOMEM) {
+                *p = (EdidIccParams) {};
+                return r;
+        }
+        return edid_icc_params_init(p, e, name, cmf_binary);
+}
+
 int edid_icc_pnp_vendor_name(const char *pnp_ids_path, const char *pnp_id, char **ret) {
         _cleanup_free_ char *line = NULL;
         size_t cap = 0, idlen = strlen(pnp_id);

@@ -3,15 +3,16 @@
  * GNOME make EDID profiles: description "Vendor Model", device manufacturer/model tags, and a
  * 'meta' dictionary with EDID_md5, EDID_manufacturer, EDID_model, EDID_serial, EDID_mnft,
  * DATA_source=edid, MAPPING_device_id (xrandr-<vendor>-<model>-<serial>, colord §9.4), EDID_gamma
- * and the primaries (colord §4.6). Also the display's device id and the PNP vendor-name lookup,
- * so the daemon, the session helper and `tinct edid-profile` all name a monitor the same way.
+ * and the primaries (colord §4.6). Also the display's device id and the PNP vendor-name lookup:
+ * the daemon, the session helper and `tinct edid-profile` all name a monitor through
+ * edid_icc_params_init_named(), so with the same PNP table they give it the same id.
  *
  * It is the one place that knows both src/edid and src/icc; keeping it here lets neither of
  * those libraries depend on the other. A static library (edid_icc_dep).
  *
  * Choices, documented because other tools differ:
- *  - vendor: the PNP vendor name when the caller has a PNP table (hwdata's pnp.ids, see
- *    edid_icc_pnp_vendor_name()), else the 3-letter PNP id; either goes through
+ *  - vendor: the PNP vendor name when there is a PNP table that lists the id (hwdata's
+ *    pnp.ids, see edid_icc_pnp_ids_path()), else the 3-letter PNP id; either goes through
  *    names_vendor_quirk() (colord Appendix A).
  *  - model: the product name descriptor, trailing spaces trimmed; empty without one.
  *  - serial: the serial number descriptor, trimmed; else the numeric serial (bytes 12-15) in
@@ -34,6 +35,8 @@
 #define EDID_ICC_COPYRIGHT "This profile is free of known copyright restrictions."
 /* Where Debian's hwdata package puts the PNP id table (also read by GNOME and colord). */
 #define EDID_ICC_PNP_IDS_PATH "/usr/share/hwdata/pnp.ids"
+/* Names another table instead, for every component alike (tests: the host's hwdata is not theirs). */
+#define EDID_ICC_PNP_IDS_ENV "TINCT_PNP_IDS"
 
 /* Every key edid_icc_params_init() may write. */
 #define EDID_ICC_MAX_METADATA 19
@@ -54,9 +57,21 @@ typedef struct EdidIccParams {
 int edid_icc_params_init(EdidIccParams *p, const Edid *e, const char *vendor_name, const char *cmf_binary);
 void edid_icc_params_done(EdidIccParams *p);
 
+/* edid_icc_params_init() with the vendor name from the table of edid_icc_pnp_ids_path(): how
+ * tinctd, tinct-session and tinct edid-profile all name a display (docs/compatibility.md,
+ * "The id"). Without that table, or when it does not list the id, or cannot be read, the
+ * vendor is the PNP id, for all three the same. Returns 0 or -ENOMEM; call
+ * edid_icc_params_done() afterwards in either case. */
+int edid_icc_params_init_named(EdidIccParams *p, const Edid *e, const char *cmf_binary);
+
 /* The display's device id (colord §9.4): p->device_id, or "xrandr-<connector>" when the EDID
  * gave no vendor, model or serial text. Returns a new string or NULL (out of memory). */
 char *edid_icc_display_id(const EdidIccParams *p, const char *connector);
+
+/* The PNP table every component reads: $TINCT_PNP_IDS when set and not empty, else
+ * EDID_ICC_PNP_IDS_PATH. One path for all, so that no component can name a monitor after
+ * another table than the others (the test suite sets it for all of them). */
+const char *edid_icc_pnp_ids_path(void);
 
 /* Looks the 3-letter PNP id up in a pnp.ids table ("ABC<TAB>Name" lines, as hwdata ships
  * it). Returns 0 with a new string, -ENOENT when the id is not listed, or the error of

@@ -3,7 +3,8 @@
  * profiles read back with lcms2 give the EDID's primaries (colorants adapted back from D50
  * through the 'chad' tag) within 0.001, two generations are byte-identical, the profile ID
  * is the ICC MD5, the metadata is there, and implausible input is refused. Runs over every
- * EDID of the shared corpus. */
+ * EDID of the shared corpus. The naming every component uses (edid_icc_params_init_named())
+ * with a PNP table of the test's own and without one. */
 #include <dirent.h>
 #include <errno.h>
 #include <lcms2.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <wchar.h>
 
 #include "edid-icc.h"
@@ -326,6 +328,40 @@ static void test_corpus(const char *corpus) {
         assert_se(made > 250);
 }
 
+/* edid_icc_params_init_named(): the table $TINCT_PNP_IDS names, or the PNP id without one. */
+static void test_named(const char *corpus) {
+        char path[4096], table[] = "/tmp/test-icc-create-pnp.XXXXXX";
+        _cleanup_free_ uint8_t *buf = NULL;
+        _cleanup_(edid_freep) Edid *e = NULL;
+        EdidIccParams params;
+        size_t size;
+
+        snprintf(path, sizeof path, "%s/edid/colord-tests--DELL-U2713H.bin", corpus);
+        buf = load_file(path, &size);
+        assert_se(edid_parse(buf, size, &e) == 0);
+        int fd = mkstemp(table);
+        assert_se(fd >= 0);
+        static const char ids[] = "DEA\tNot Dell\nDEL\tDell Inc.\r\n";
+        assert_se(write(fd, ids, sizeof ids - 1) == (ssize_t) sizeof ids - 1 && close(fd) == 0);
+
+        assert_se(setenv(EDID_ICC_PNP_IDS_ENV, table, 1) == 0);
+        assert_streq(edid_icc_pnp_ids_path(), table);
+        assert_se(edid_icc_params_init_named(&params, e, "test") == 0);
+        assert_streq(params.device_id, "xrandr-Dell-DELL U2713H-C6F0K34T1CWL");
+        edid_icc_params_done(&params);
+
+        assert_se(unlink(table) == 0); /* no table: the PNP id */
+        assert_se(edid_icc_params_init_named(&params, e, "test") == 0);
+        assert_streq(params.device_id, "xrandr-DEL-DELL U2713H-C6F0K34T1CWL");
+        assert_streq(params.params.description, "DEL DELL U2713H");
+        edid_icc_params_done(&params);
+
+        assert_se(setenv(EDID_ICC_PNP_IDS_ENV, "", 1) == 0); /* empty: hwdata's */
+        assert_streq(edid_icc_pnp_ids_path(), EDID_ICC_PNP_IDS_PATH);
+        assert_se(unsetenv(EDID_ICC_PNP_IDS_ENV) == 0);
+        assert_streq(edid_icc_pnp_ids_path(), EDID_ICC_PNP_IDS_PATH);
+}
+
 int main(int argc, char **argv) {
         if (argc != 2) {
                 fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
@@ -335,6 +371,7 @@ int main(int argc, char **argv) {
         test_luminance();
         test_dell(argv[1]);
         test_laptop_no_name(argv[1]);
+        test_named(argv[1]);
         test_corpus(argv[1]);
         return 0;
 }

@@ -323,7 +323,6 @@ static int props_add(char ***props, const char *key, const char *value) {
 /* The device id and CreateDevice's properties of an output (colord §9.5). */
 static int output_describe(Output *o, const uint8_t *edid, size_t edid_size, bool primary) {
         _cleanup_(edid_freep) Edid *e = NULL;
-        _cleanup_free_ char *vendor_name = NULL;
         EdidIccParams params = {};
         bool have_params = false;
         int r;
@@ -334,8 +333,7 @@ static int output_describe(Output *o, const uint8_t *edid, size_t edid_size, boo
                         log_notice("Output %s: ignoring its EDID: %s", o->name, edid_strerror(r));
         }
         if (e) {
-                (void) edid_icc_pnp_vendor_name(EDID_ICC_PNP_IDS_PATH, e->manufacturer, &vendor_name);
-                r = edid_icc_params_init(&params, e, vendor_name, CMF_BINARY);
+                r = edid_icc_params_init_named(&params, e, CMF_BINARY);
                 if (r < 0) {
                         edid_icc_params_done(&params);
                         return r;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 
 #include "debounce.h"
 #include "hashmap.h"
@@ -18,6 +19,7 @@
                      IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK | IN_MASK_ADD)
 #define PARENT_MASK (IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK | IN_MASK_ADD)
 #define GONE_MASK (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_UNMOUNT)
+#define RESOLVE_AGAIN_MAX 16
 
 typedef struct Pending {
         bool existed;   /* no IN_CREATE or IN_MOVED_TO as the first event since the last report */
@@ -73,14 +75,46 @@ DirWatch *dirwatch_free(DirWatch *w) {
         return NULL;
 }
 
+static bool wd_in_use(const DirWatch *w, int wd) {
+        for (size_t i = 0; i < w->n_dirs; i++)
+                if (w->dirs[i]->wd == wd)
+                        return true;
+        return false;
+}
+
+/* Whether the directory on the way from parent (an ancestor of target, or ".") down to
+ * target exists now. */
+static bool next_dir_exists(const char *target, const char *parent) {
+        const char *rest = target + (streq(parent, ".") ? 0 : strlen(parent));
+        rest += strspn(rest, "/");
+        _cleanup_free_ char *next = strndup(target, (size_t) (rest - target) + strcspn(rest, "/"));
+        struct stat st;
+        return next && stat(next, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* Watches the directory itself, or else its nearest existing parent. */
 static int resolve(DirWatch *w, Dir *d) {
         _cleanup_free_ char *path = strdup(d->path);
+        unsigned again = 0;
         if (!path)
                 return -ENOMEM;
         for (;;) {
                 bool own = streq(path, d->path);
                 int wd = inotify_add_watch(w->fd, path, own ? TARGET_MASK : PARENT_MASK);
+                /* A parent's watch tells what is made in it from now on. What was made between
+                 * the failed attempt below and this watch (mkdir -p, or a directory made with
+                 * its files in it) tells nothing any more: look down again from the top. Bounded,
+                 * against a directory made and removed over and over; the next event of the
+                 * parent tries again. */
+                if (wd >= 0 && !own && again < RESOLVE_AGAIN_MAX && next_dir_exists(d->path, path)) {
+                        again++;
+                        if (wd != d->wd && !wd_in_use(w, wd))
+                                (void) inotify_rm_watch(w->fd, wd);
+                        free(path);
+                        if (!(path = strdup(d->path)))
+                                return -ENOMEM;
+                        continue;
+                }
                 if (wd >= 0) {
                         d->wd = wd;
                         d->present = own;
@@ -99,13 +133,6 @@ static int resolve(DirWatch *w, Dir *d) {
         d->wd = -1;
         d->present = false;
         return -errno;
-}
-
-static bool wd_in_use(const DirWatch *w, int wd) {
-        for (size_t i = 0; i < w->n_dirs; i++)
-                if (w->dirs[i]->wd == wd)
-                        return true;
-        return false;
 }
 
 /* After its watch went, or its parent saw something: where the directory is now. Coming or

@@ -3,7 +3,9 @@
  * it, debounces, and reports what changed by name, so a change in a directory of 100 000
  * files costs what changed. A directory that does not exist (yet) is waited for on its
  * nearest existing parent; when it comes or goes, or the kernel's queue overflows, the
- * report says "list it again" (rescan) instead of naming files.
+ * report says "list it again" (rescan) instead of naming files. A directory made while its
+ * parent's watch was being set up (so no event will tell of it) is looked for again once that
+ * watch is there, so nothing that came with it is missed.
  *
  * A file being written (modified and not closed since) is held back until it is closed,
  * moved or removed, so a reader never sees it half-written. A writer that never closes

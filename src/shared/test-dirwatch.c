@@ -5,17 +5,42 @@
  * followed by its removal reported as a removal, a file being written held back until it is closed, a missing directory
  * waited for and its coming and going reported as a rescan, a real queue overflow turned
  * into a rescan, and no fd left behind, also when setting up fails. Every step waits for the
- * report (the loop runs until the handler was called), never for a time. */
+ * report (the loop runs until the handler was called), never for a time.
+ *
+ * One race is made to happen on purpose: a missing directory made, with a file in it, between
+ * the watcher's failed attempt to watch it and its watch on the parent (what `mkdir -p` beside
+ * a busy watcher does). This file's inotify_add_watch() stands in for libc's (the watcher is
+ * linked into this program) and, once asked to, makes the directory right after that failed
+ * attempt; the kernel's inotify does all the rest. */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include "dirwatch.h"
 #include "tests.h"
 
+/* Set by test_race(): when watching this path fails, the other writer wins the race. */
+static const char *race_path;
+static void (*race_action)(void);
+
+int inotify_add_watch(int fd, const char *path, uint32_t mask) {
+        int wd = (int) syscall(SYS_inotify_add_watch, fd, path, mask);
+        if (wd < 0 && race_path && strcmp(path, race_path) == 0) {
+                int saved = errno;
+                race_path = NULL;
+                race_action();
+                errno = saved;
+        }
+        return wd;
+}
+
 typedef struct Ctx {
         const char *root;
+        DirWatch *w;
         char log[1024];
         bool reported;
 } Ctx;
@@ -177,6 +202,44 @@ static void test_overflow(sd_event *e, Ctx *c) {
         assert_streq(next_report(e, c), ".:R sub/deeper:R");
 }
 
+static const char *race_root;
+
+static void make_icc_with_file(void) {
+        do_mkdir(race_root, "race/icc");
+        write_file(race_root, "race/icc/late.icc", "late");
+}
+
+static void test_race(sd_event *e, Ctx *c) {
+        /* race/icc waited for on the root; race made: the watcher tries race/icc (which fails,
+         * and then the other writer makes it with a file in it) and watches race. No event
+         * will ever tell of race/icc: it must be found all the same, as a rescan. */
+        _cleanup_free_ char *target = path_in(c->root, "race/icc");
+        race_root = c->root;
+        assert_se(dirwatch_add(c->w, target) == 0);
+        race_path = target;
+        race_action = make_icc_with_file;
+        do_mkdir(c->root, "race");
+        assert_streq(next_report(e, c), ".:race+ race/icc:R");
+        assert_se(!race_path); /* the race did happen */
+
+        /* and it is watched itself now */
+        write_file(c->root, "race/icc/more.icc", "more");
+        assert_streq(next_report(e, c), "race/icc:more.icc+");
+
+        /* A directory renamed in with a directory and file already in it (no race needed:
+         * the rename is one event). */
+        do_mkdir(c->root, ".prep");
+        do_mkdir(c->root, ".prep/icc");
+        write_file(c->root, ".prep/icc/moved.icc", "moved");
+        _cleanup_free_ char *moved = path_in(c->root, "moved/icc");
+        assert_se(dirwatch_add(c->w, moved) == 0);
+        assert_streq(next_report(e, c), ".:.prep+");
+        do_rename(c->root, ".prep", "moved");
+        assert_streq(next_report(e, c), ".:.prep- .:moved+ moved/icc:R");
+        write_file(c->root, "moved/icc/more.icc", "more");
+        assert_streq(next_report(e, c), "moved/icc:more.icc+");
+}
+
 int main(void) {
         _cleanup_free_ char *root = strdup("/tmp/test-dirwatch.XXXXXX");
         sd_event *e = NULL;
@@ -193,11 +256,13 @@ int main(void) {
         size_t fds = count_fds();
 
         assert_se(dirwatch_new(e, 10 * 1000, on_changes, &c, &w) >= 0);
+        c.w = w;
         assert_se(dirwatch_add(w, root) == 0);
         assert_se(dirwatch_add(w, root) == 0); /* again: no second entry, no second report */
         test_names(e, &c, w);
         test_missing_dir(e, &c, w);
         test_overflow(e, &c);
+        test_race(e, &c);
         w = dirwatch_free(w);
         assert_se(count_fds() == fds);
 

@@ -88,18 +88,19 @@ static void build_tree(void) {
         assert_se(mkdtemp(tmpl));
         root = strdup(tmpl);
         assert_se(chmod(root, 0755) == 0);
-        const char *const dirs[] = { "sys", "sys/class", "sys/class/drm", "sys/class/drm/card0", "usr",
-                                     "usr/share", "usr/share/hwdata", NULL };
+        const char *const dirs[] = { "sys", "sys/class", "sys/class/drm", "sys/class/drm/card0", NULL };
         for (const char *const *d = dirs; *d; d++) {
                 _cleanup_free_ char *p = xasprintf("%s/%s", root, *d);
                 assert_se(mkdir(p, 0755) == 0);
         }
         drm_dir = xasprintf("%s/sys/class/drm", root);
         assert_se(chmod(drm_dir, 0777) == 0);
-        /* A small pnp.ids in hwdata's format: GNOME's ids use these names. */
-        _cleanup_free_ char *pnp = xasprintf("%s/usr/share/hwdata/pnp.ids", root);
+        /* A small pnp.ids in hwdata's format: GNOME's ids use these names. The daemon reads the
+         * table $TINCT_PNP_IDS names (src/edid-icc), which it inherits from here. */
+        _cleanup_free_ char *pnp = xasprintf("%s/pnp.ids", root);
         static const char ids[] = "ACR\tAcer Technologies\nDEL\tDell Inc.\nIBM\tIBM France\n";
         write_atomic(pnp, ids, sizeof ids - 1);
+        assert_se(setenv("TINCT_PNP_IDS", pnp, 1) == 0);
         /* Not connectors, must be ignored. */
         _cleanup_free_ char *version = xasprintf("%s/version", drm_dir);
         write_atomic(version, "drm 1.1.0 20060810\n", 19);

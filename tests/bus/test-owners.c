@@ -229,17 +229,18 @@ static void build_tree(void) {
         root_dir = strdup(tmpl);
         assert_se(root_dir && chmod(root_dir, 0755) == 0);
         for (const char *const *d = (const char *const[]) { "sys", "sys/class", "sys/class/drm", "sys/class/drm/card0",
-                                                            "sys/class/drm/card0-DP-1", "usr", "usr/share",
-                                                            "usr/share/hwdata", "sys/dev", "sys/dev/char", "sys/bus",
+                                                            "sys/class/drm/card0-DP-1", "sys/dev", "sys/dev/char", "sys/bus",
                                                             "sys/bus/usb", "run", "run/udev", "run/udev/data", NULL };
              *d; d++) {
                 _cleanup_free_ char *p = xasprintf("%s/%s", root_dir, *d);
                 assert_se(mkdir(p, 0755) == 0 && chmod(p, 0777) == 0);
         }
         drm_dir = xasprintf("%s/sys/class/drm", root_dir);
-        /* hwdata's vendor name, which the display's id is made of (GNOME's ids use it) */
-        _cleanup_free_ char *pnp = xasprintf("%s/usr/share/hwdata/pnp.ids", root_dir);
+        /* hwdata's vendor name, which the display's id is made of (GNOME's ids use it); the
+         * daemon inherits $TINCT_PNP_IDS (src/edid-icc) */
+        _cleanup_free_ char *pnp = xasprintf("%s/pnp.ids", root_dir);
         write_atomic(pnp, "DEL\tDell Inc.\n", 14);
+        assert_se(setenv("TINCT_PNP_IDS", pnp, 1) == 0);
         plug(DELL);
         make_scanner();
 }

@@ -291,6 +291,24 @@ def check_eq(got, expected, what):
     print("    ok: %s = %r" % (what, expected), flush=True)
 
 
+def _run_one(name, env):
+    """One test in a child process of its own process group; whatever the test left behind in
+    that group (a helper it started and, failing, could not stop) is killed when it ends. The
+    child dies with this runner."""
+    p = subprocess.Popen([PYTHON, os.path.abspath(sys.argv[0]), "--one", name], env=env,
+                         process_group=0, preexec_fn=_harness()._die_with_parent)
+    try:
+        # Not reaped yet: while the child is a zombie its group id cannot be anyone else's.
+        os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)
+    finally:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        p.wait()
+    return p.returncode
+
+
 def main(argv=None, child_env=None, uses_daemon=True):
     """Run every registered test in its own child process (or one, with --one NAME)."""
     argv = sys.argv[1:] if argv is None else argv
@@ -323,8 +341,7 @@ def main(argv=None, child_env=None, uses_daemon=True):
         print("=== %s" % f.__name__, flush=True)
         if f.__doc__:
             print("    (%s)" % " ".join(f.__doc__.split()), flush=True)
-        p = subprocess.run([PYTHON, os.path.abspath(sys.argv[0]), "--one", f.__name__], env=env)
-        rc = p.returncode
+        rc = _run_one(f.__name__, env)
         ok = rc == 0
         tag = "PASS" if ok else ("FAIL (killed by signal %d%s)" % (
             -rc, ", a fatal GLib warning?" if -rc in (signal.SIGTRAP, signal.SIGABRT) else "")

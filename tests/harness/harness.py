@@ -28,6 +28,8 @@ Constructor arguments:
     profile_dirs  directories passed as --profile-dir (default: one empty temp dir)
     profiles      files copied into the first profile directory before the start
     extra_args    further daemon arguments (e.g. ['--create-dummy-sensor'])
+    sysfs_root    a fake tree for the daemon's discovery (--sysfs-root) instead of none
+                  (--no-udev); tinctd only
     dummy_sensor  shorthand for '--create-dummy-sensor'
     timeout       seconds allowed for each start-up step (default 60)
 
@@ -74,6 +76,13 @@ def _die_with_parent():
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 
+# A command run as nobody. The kernel clears the parent-death signal when the uid changes, so
+# setpriv sets it again after the change (--pdeathsig): without that a process of nobody's
+# outlives a test that died (tinct-session did, issue 27).
+AS_NOBODY = ["setpriv", "--reuid=%d" % NOBODY_UID, "--regid=%d" % NOBODY_GID, "--clear-groups",
+             "--pdeathsig", "SIGTERM"]
+
+
 class HarnessError(RuntimeError):
     pass
 
@@ -102,7 +111,7 @@ def daemon_kind():
 
 class TinctEnv:
     def __init__(self, polkit=None, polkit_deny=(), profile_dirs=None, profiles=(),
-                 extra_args=(), dummy_sensor=False, timeout=60):
+                 extra_args=(), dummy_sensor=False, timeout=60, sysfs_root=None):
         if polkit not in (None, "allow", "deny", "error", "silent"):
             raise ValueError("polkit mode %r" % polkit)
         self.polkit_mode = polkit
@@ -113,6 +122,7 @@ class TinctEnv:
         if dummy_sensor:
             self.extra_args.append("--create-dummy-sensor")
         self.timeout = timeout
+        self.sysfs_root = sysfs_root
         self.is_colord = daemon_kind() == "colord"
         self.tmp = None
         self.address = None
@@ -225,8 +235,9 @@ class TinctEnv:
                                "TINCT_TEST_DAEMON=colord)")
         # --no-udev: the machine's own displays and USB devices are not the test's (the C
         # harness does the same; tests of discovery give a fake tree).
+        discovery = ["--sysfs-root", self.sysfs_root] if self.sysfs_root else ["--no-udev"]
         cmd = os.environ.get("TINCT_DAEMON_WRAPPER", "").split() + [
-            tinctd, "--state-dir", self.state_dir, "--no-udev", "--ready-fd", str(ready_fd)]
+            tinctd, "--state-dir", self.state_dir] + discovery + ["--ready-fd", str(ready_fd)]
         for d in self.profile_dirs:
             cmd += ["--profile-dir", d]
         if os.environ.get("TINCT_TEST_VERBOSE"):
@@ -357,8 +368,7 @@ class TinctEnv:
         if as_user in (None, "root"):
             full = list(cmd)
         elif as_user == "nobody":
-            full = ["setpriv", "--reuid=%d" % NOBODY_UID, "--regid=%d" % NOBODY_GID,
-                    "--clear-groups"] + list(cmd)
+            full = AS_NOBODY + list(cmd)
             e["HOME"] = self.home_nobody
             e["USER"] = e["LOGNAME"] = "nobody"
             kw.setdefault("cwd", self.home_nobody)

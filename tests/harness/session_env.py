@@ -18,7 +18,11 @@ Xvfb(env) starts `Xvfb -displayfd`, which picks a free display and says which. S
 runs tinct-session as nobody with HOME, DBUS_SESSION_BUS_ADDRESS, DBUS_SYSTEM_BUS_ADDRESS and
 (when given) DISPLAY set, XDG_DATA_HOME unset (so the default ~/.local/share/icc is used
 unless extra_env sets it); a thread collects its stderr lines, which wait_line() searches in
-order. Environment: TINCT_SESSION names the binary (meson sets it); TINCT_SESSION_WRAPPER, a
+order.
+
+No process outlives its test: a helper the test did not stop is stopped with its SessionBus;
+everything run as nobody gets its parent-death signal again after setpriv's uid change
+(harness.AS_NOBODY); and compat.main() kills what is left in a test's process group. Environment: TINCT_SESSION names the binary (meson sets it); TINCT_SESSION_WRAPPER, a
 command it runs under (run-tests: valgrind's memcheck).
 
 Nothing here sleeps for a fixed time: readiness is a line (the bus address, the display
@@ -33,11 +37,10 @@ import sys
 import threading
 import time
 
-from harness import (HARNESS_DIR, NOBODY_GID, NOBODY_UID, HarnessError, _die_with_parent,
-                     _read_line)
+from harness import (AS_NOBODY, HARNESS_DIR, NOBODY_GID, NOBODY_UID, HarnessError,
+                     _die_with_parent, _read_line)
 
 SESSION_CONF_TEMPLATE = os.path.join(HARNESS_DIR, "dbus-session.conf.in")
-AS_NOBODY = ["setpriv", "--reuid=%d" % NOBODY_UID, "--regid=%d" % NOBODY_GID, "--clear-groups"]
 
 
 def user_env(env, extra=None):
@@ -71,6 +74,7 @@ class SessionBus:
         self.services = dict(services or {})
         self.proc = None
         self.address = None
+        self.helpers = []   # SessionHelpers on this bus: stopped with it (see stop())
 
     def __enter__(self):
         try:
@@ -116,6 +120,11 @@ class SessionBus:
                 os.close(w)
 
     def stop(self):
+        # A test that failed has not stopped its helpers: they go first, with the bus they
+        # belong to, rather than outliving the test.
+        for h in self.helpers:
+            h.kill()
+        self.helpers = []
         _terminate(self.proc, self.env.timeout)
         self.proc = None
 
@@ -173,6 +182,7 @@ class SessionHelper:
         self.proc_env = user_env(env, extra)
         self.args = list(args)
         self.proc = None
+        bus.helpers.append(self)
         self.lines = []
         self.pos = 0
         self._cond = threading.Condition()
@@ -225,6 +235,16 @@ class SessionHelper:
         if self._thread:
             self._thread.join()
         return rc
+
+    def kill(self):
+        """Teardown: SIGTERM, SIGKILL if that is not enough; nothing is checked."""
+        if self.proc is None:
+            return
+        _terminate(self.proc, self.env.timeout)
+        if self._thread:
+            self._thread.join()
+        self.proc.stderr.close()
+        self.proc = None
 
     def stop(self, sig=signal.SIGTERM):
         """Sends sig (SIGTERM); returns the exit status."""

@@ -14,12 +14,14 @@ process exits; every wait has a generous deadline and nothing sleeps."""
 import os
 import pwd
 import re
+import select
 import shutil
 import signal
 import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "compat"))
@@ -38,6 +40,11 @@ ADOBE = compat.icc("colord-data--AdobeRGB1998.icc")
 EDID = os.path.join(compat.CORPUS_DIR, "edid", "DEL4015-49FE2B318083.bin")
 PROBE = os.environ.get("TINCT_X11_PROBE")
 TINCT = os.environ.get("TINCT_TOOL")
+# The DELL 1907FP of EDID, as all of tinct names it (colord §9.4), after the PNP table every
+# component is given (TINCT_PNP_IDS, src/edid-icc): hwdata's vendor name, shortened by the
+# vendor quirk, or the PNP id when there is no table.
+DELL_WITH_TABLE = "xrandr-Dell-DELL 1907FP-DC32365MAMST"
+DELL_WITHOUT_TABLE = "xrandr-DEL-DELL 1907FP-DC32365MAMST"
 
 
 # ---- helpers ------------------------------------------------------------------------------
@@ -185,6 +192,28 @@ def root_property(display, name):
     return data
 
 
+def pnp_cases(tmp):
+    """(what, the PNP table, the Dell's id): the tests' own table (tests/data/hwdata) and a
+    path in tmp where there is none; never the host's /usr/share/hwdata, installed or not."""
+    table = os.path.join(os.environ["TINCT_TEST_DATA_DIR"], "hwdata", "pnp.ids")
+    return [("with a PNP table", table, DELL_WITH_TABLE),
+            ("without a PNP table", os.path.join(tmp, "no-hwdata", "pnp.ids"), DELL_WITHOUT_TABLE)]
+
+
+def use_pnp_table(path):
+    """Every component this test starts from now on reads this table: the daemon, the helper
+    and tinct inherit the variable (they are started with this process's environment)."""
+    os.environ["TINCT_PNP_IDS"] = path
+
+
+def cli_edid_profile(out):
+    """`tinct edid-profile` of EDID into out; its 'meta' dictionary."""
+    import json
+    subprocess.run([TINCT, "edid-profile", EDID, "-o", out], check=True, capture_output=True)
+    info = subprocess.run([TINCT, "icc-info", "--json", out], check=True, capture_output=True, text=True)
+    return json.loads(info.stdout)["metadata"]
+
+
 def wait_gone(conn, pred, what):
     rec = compat.SignalRecorder(conn)
     try:
@@ -210,7 +239,8 @@ def command_line():
 @test
 def user_profiles():
     """Files already there, written in place, renamed in, invalid, removed, renamed away,
-    copies of one profile, a file without .icc, a directory made later."""
+    copies of one profile, a file without .icc, a directory made later, a directory that
+    comes with its profile already in it."""
     with env_() as env, SessionBus(env) as bus:
         conn = compat.connect(env)
         icc = user_dir(env, ".local", "share", "icc")
@@ -316,9 +346,23 @@ def user_profiles():
         helper.wait_line(r"Registered %s as " % re.escape(late))
         check_user_profile(conn, late)
 
+        # ~/.color gone, and back with its icc directory and a profile in it at once (a
+        # prepared directory renamed in): no event names the file, it is found all the same
+        shutil.rmtree(user_dir(env, ".color"))
+        helper.wait_line(r"Removed %s " % re.escape(late))
+        prepared = os.path.join(env.tmp, "prepared")
+        os.makedirs(os.path.join(prepared, "icc"))
+        shutil.copy(compat.icc("colord-data--AppleRGB.icc"), os.path.join(prepared, "icc", "again.icc"))
+        for p in (prepared, os.path.join(prepared, "icc"), os.path.join(prepared, "icc", "again.icc")):
+            os.chown(p, NOBODY, NOBODY_GID)
+        os.rename(prepared, user_dir(env, ".color"))
+        again = os.path.join(later, "again.icc")
+        helper.wait_line(r"Registered %s as " % re.escape(again))
+        check_user_profile(conn, again)
+
         rc = helper.stop()
         check_eq(rc, 0, "exit status on SIGTERM")
-        left = [first, moved, copy2, plain, late]
+        left = [first, moved, copy2, plain, again]
         wait_gone(conn, lambda: not any(has_profile(conn, p) for p in left),
                   "the daemon to drop the helper's profiles")
         check(True, "its temp profiles went with it")
@@ -482,50 +526,112 @@ def x11_profiles():
 @test
 def x11_edid_and_existing_device():
     """An EDID appearing on the output (another monitor on the connector) replaces the device:
-    the id is then xrandr-<vendor>-<model>-<serial>, the same the daemon and `tinct
-    edid-profile` give. A device of that id that exists already is used, not duplicated,
-    and outlives the helper."""
+    the id is then xrandr-<vendor>-<model>-<serial>, the vendor being the PNP table's name
+    (xrandr-Dell-...) or, without a table, the PNP id (xrandr-DEL-...); `tinct edid-profile`
+    writes that same id with the same table. A device of that id that exists already is used,
+    not duplicated, and outlives the helper. Both with the tests' PNP table and without one,
+    whatever the host has installed."""
     with compat.TinctEnv(polkit="allow", profiles=[BLUISH]) as env, SessionBus(env) as bus, Xvfb(env) as x:
-        xenv = dict(os.environ, DISPLAY=x.display)
-        with tempfile.TemporaryDirectory() as d:
-            out = os.path.join(d, "edid.icc")
-            subprocess.run([TINCT, "edid-profile", EDID, "-o", out], check=True, capture_output=True)
-            info = subprocess.run([TINCT, "icc-info", "--json", out], check=True, capture_output=True, text=True)
-        import json
-        want = json.loads(info.stdout)["metadata"]["MAPPING_device_id"]
-        ref = json.load(open(EDID.replace(".bin", ".ref.json")))
-        check(want.startswith("xrandr-") and ref["model_name"] in want and ref["serial_string"] in want,
-              "the expected id %r names the model and serial" % want)
-
-        conn = compat.connect(env)
-        helper = SessionHelper(env, bus, display=x.display).start()
-        check(has_device(conn, "xrandr-screen"), "without an EDID: xrandr-screen")
-        subprocess.run([PROBE, "set-edid", "screen", EDID], env=xenv, check=True)
-        helper.wait_line(r"Output screen: device %s$" % re.escape(want))
-        wait_gone(conn, lambda: not has_device(conn, "xrandr-screen"), "xrandr-screen to go")
-        dev = find_device(conn, want)
-        props = compat.get_all(conn, dev, compat.IFACE_DEVICE)
-        check_eq(props["Model"].unpack(), ref["model_name"], "Model")
-        check_eq(props["Serial"].unpack(), ref["serial_string"], "Serial")
         import hashlib
-        check_eq(props["Metadata"].unpack().get("OutputEdidMd5"), hashlib.md5(open(EDID, "rb").read()).hexdigest(),
-                 "OutputEdidMd5")
-        check_eq(helper.stop(), 0, "exit status")
-        wait_gone(conn, lambda: not has_device(conn, want), "the helper's device to go")
-
-        # the daemon's own device of that id (here made by root)
-        mine = compat.call(conn, compat.MANAGER_PATH, compat.IFACE_MANAGER, "CreateDevice", "ssa{ss}",
-                           [want, "temp", {"Kind": "display", "XRANDR_name": "screen"}], "o")[0]
-        helper = SessionHelper(env, bus, display=x.display).start()
-        check(any("the daemon has device %s already; using it" % want in line for line in helper.lines),
-              "the helper uses the existing device")
-        check_eq(find_device(conn, want), mine, "no second device of that id")
+        import json
+        xenv = dict(os.environ, DISPLAY=x.display)
+        ref = json.load(open(EDID.replace(".bin", ".ref.json")))
+        conn = compat.connect(env)
         system_copy = os.path.join(env.profile_dir, os.path.basename(BLUISH))
-        make_default(conn, mine, profile_by_filename(conn, system_copy))
-        helper.wait_line(r"Output screen: applied %s \(vcgt\)" % re.escape(system_copy))
-        check_ramp_vcgt(x.display, BLUISH, "the existing device's default")
-        check_eq(helper.stop(), 0, "exit status")
-        check(has_device(conn, want), "a device the helper did not make stays")
+        for i, (what, table, want) in enumerate(pnp_cases(env.tmp)):
+            print("    -- %s: %s" % (what, want), flush=True)
+            use_pnp_table(table)
+            meta = cli_edid_profile(os.path.join(env.tmp, "edid-%d.icc" % i))
+            check_eq(meta["MAPPING_device_id"], want, "%s: MAPPING_device_id of tinct edid-profile" % what)
+
+            helper = SessionHelper(env, bus, display=x.display).start()
+            if i == 0:
+                check(has_device(conn, "xrandr-screen"), "without an EDID: xrandr-screen")
+                subprocess.run([PROBE, "set-edid", "screen", EDID], env=xenv, check=True)
+                helper.wait_line(r"Output screen: device %s$" % re.escape(want))
+                wait_gone(conn, lambda: not has_device(conn, "xrandr-screen"), "xrandr-screen to go")
+            else:
+                # the EDID is there from the start: named before "Ready"
+                check(any(line.endswith("Output screen: device %s" % want) for line in helper.lines),
+                      "%s: the helper names the output %s" % (what, want))
+            dev = find_device(conn, want)
+            props = compat.get_all(conn, dev, compat.IFACE_DEVICE)
+            check_eq(props["Vendor"].unpack(), want.split("-")[1], "%s: Vendor" % what)
+            check_eq(props["Model"].unpack(), ref["model_name"], "Model")
+            check_eq(props["Serial"].unpack(), ref["serial_string"], "Serial")
+            check_eq(props["Metadata"].unpack().get("OutputEdidMd5"), hashlib.md5(open(EDID, "rb").read()).hexdigest(),
+                     "OutputEdidMd5")
+            check_eq(helper.stop(), 0, "exit status")
+            wait_gone(conn, lambda: not has_device(conn, want), "the helper's device to go")
+
+            # the daemon's own device of that id (here made by root)
+            mine = compat.call(conn, compat.MANAGER_PATH, compat.IFACE_MANAGER, "CreateDevice", "ssa{ss}",
+                               [want, "temp", {"Kind": "display", "XRANDR_name": "screen"}], "o")[0]
+            helper = SessionHelper(env, bus, display=x.display).start()
+            check(any("the daemon has device %s already; using it" % want in line for line in helper.lines),
+                  "the helper uses the existing device")
+            check_eq(find_device(conn, want), mine, "no second device of that id")
+            make_default(conn, mine, profile_by_filename(conn, system_copy))
+            helper.wait_line(r"Output screen: applied %s \(vcgt\)" % re.escape(system_copy))
+            check_ramp_vcgt(x.display, BLUISH, "the existing device's default")
+            check_eq(helper.stop(), 0, "exit status")
+            check(has_device(conn, want), "a device the helper did not make stays")
+
+
+@test
+def x11_one_name_per_monitor():
+    """tinctd (the monitor on a connector of its sysfs tree), tinct-session (the same EDID on
+    the X output) and `tinct edid-profile` give one monitor one id, with the tests' PNP table
+    (xrandr-Dell-...) and without one (xrandr-DEL-...): the helper takes the daemon's device
+    instead of making another, and the profile the CLI made, put in the user's directory,
+    maps to that device."""
+    if compat.daemon_kind() == "colord":
+        print("    (colord: no --sysfs-root; not checked)", flush=True)
+        return
+    with open(EDID, "rb") as f:
+        edid = f.read()
+    for case in range(2):
+        with tempfile.TemporaryDirectory(prefix="tinct-sysfs-", dir="/tmp") as root:
+            what, table, want = pnp_cases(root)[case]
+            print("    -- %s: %s" % (what, want), flush=True)
+            use_pnp_table(table)    # before the daemon starts: it names the monitor at once
+            connector = os.path.join(root, "sys", "class", "drm", "card0-DP-1")
+            os.makedirs(connector)
+            with open(os.path.join(connector, "status"), "w") as f:
+                f.write("connected\n")
+            with open(os.path.join(connector, "edid"), "wb") as f:
+                f.write(edid)
+            with compat.TinctEnv(polkit="allow", sysfs_root=root) as env, SessionBus(env) as bus, Xvfb(env) as x:
+                conn = compat.connect(env)
+                check(has_device(conn, want), "%s: tinctd names the monitor %s" % (what, want))
+                dev = find_device(conn, want)
+                check_eq(compat.get_all(conn, dev, compat.IFACE_DEVICE)["Owner"].unpack(), 0, "the daemon's device")
+
+                subprocess.run([PROBE, "set-edid", "screen", EDID], env=dict(os.environ, DISPLAY=x.display), check=True)
+                icc = user_dir(env, ".local", "share", "icc")
+                make_user_dir(env, icc)
+                made = os.path.join(env.tmp, "made.icc")
+                check_eq(cli_edid_profile(made)["MAPPING_device_id"], want, "%s: tinct edid-profile's id" % what)
+                helper = SessionHelper(env, bus, display=x.display).start()
+                check(any("the daemon has device %s already; using it" % want in line for line in helper.lines),
+                      "%s: tinct-session uses the daemon's device" % what)
+                check_eq(find_device(conn, want), dev, "no second device")
+
+                mapped = os.path.join(icc, "made.icc")
+                shutil.copy(made, mapped)
+                os.chown(mapped, NOBODY, NOBODY_GID)
+                helper.wait_line(r"Registered %s as " % re.escape(mapped))
+                profile = check_user_profile(conn, mapped)
+
+                def listed():
+                    return profile in compat.get_all(conn, dev, compat.IFACE_DEVICE)["Profiles"].unpack()
+                rec = compat.SignalRecorder(conn)
+                try:
+                    compat.iterate_until(listed, "the CLI's profile on the daemon's device")
+                finally:
+                    conn.signal_unsubscribe(rec.sub)
+                check(True, "%s: the profile of tinct edid-profile maps to the monitor's device" % what)
+                check_eq(helper.stop(), 0, "exit status")
 
 
 @test
@@ -547,6 +653,70 @@ def x11_monitor_numbering():
         check_eq(root_property(x.display, "_ICC_PROFILE"), None, "_ICC_PROFILE (the other monitor's)")
         check_ramp_vcgt(x.display, BLUISH, "the output's own ramp")
         check_eq(helper.stop(), 0, "exit status")
+
+
+# ---- the harness ---------------------------------------------------------------------------
+
+def processes_left(recorded, timeout=60):
+    """Waits (on pidfds, one deadline for all) until the processes recorded as (pid, start
+    time: field 22 of its stat) have exited; returns those that have not within timeout,
+    killed meanwhile."""
+    fds = {}
+    for pid, start in recorded:
+        try:
+            fd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            continue
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                same = f.read().rsplit(")", 1)[1].split()[19] == start
+        except FileNotFoundError:
+            same = False
+        if same:
+            fds[fd] = pid
+        else:
+            os.close(fd)    # another process by now
+    deadline = time.monotonic() + timeout
+    while fds:
+        left = deadline - time.monotonic()
+        ready = select.select(list(fds), [], [], max(left, 0))[0]
+        if not ready:
+            break
+        for fd in ready:
+            del fds[fd]
+            os.close(fd)
+    survivors = []
+    for fd, pid in fds.items():
+        signal.pidfd_send_signal(fd, signal.SIGKILL)
+        os.close(fd)
+        survivors.append(pid)
+    return survivors
+
+
+@test
+def no_process_left():
+    """A test that fails leaves no tinct-session and no session bus behind, whether it fails a
+    check (its teardown runs) or is killed outright (as meson kills a test that timed out):
+    fails-on-purpose.py's tests, run as run-tests runs a test file."""
+    script = os.path.join(HERE, "fails-on-purpose.py")
+    for name in ("fails_by_check", "killed"):
+        with tempfile.TemporaryDirectory() as d:
+            pids, log = os.path.join(d, "pids"), os.path.join(d, "log")
+            # its output in a file: a process it leaves behind would keep a pipe open
+            with open(log, "w+") as out:
+                r = subprocess.run([compat.PYTHON, script, name], env=dict(os.environ, TINCT_PIDS_FILE=pids),
+                                   stdout=out, stderr=subprocess.STDOUT, timeout=600)
+                out.seek(0)
+                text = out.read()
+            sys.stdout.write("".join("    | %s\n" % line for line in text.splitlines()))
+            check(r.returncode == 1 and "0 passed, 1 failed" in text, "%s: reported failed" % name)
+            with open(pids) as f:
+                recorded = [(int(pid), start) for pid, start in (line.split() for line in f)]
+        check_eq(len(recorded), 2, "%s: processes recorded" % name)
+        survivors = processes_left(recorded)
+        what = dict(zip((pid for pid, _ in recorded), ("tinct-session", "the session bus")))
+        check(not survivors, "%s: no process outlives the test (left: %s)"
+              % (name, ", ".join("%s (pid %d)" % (what[pid], pid) for pid in survivors) or "none"))
 
 
 if __name__ == "__main__":

@@ -37,7 +37,6 @@
 struct DisplayWatch {
         Manager *manager;
         char *drm_dir;          /* <root>/sys/class/drm */
-        char *pnp_ids;          /* <root>/usr/share/hwdata/pnp.ids */
         char *edid_dir;         /* <state-dir>/edid */
         DisplayList known;      /* connectors as last applied, with their devices */
         Hashmap *aliases;       /* plain id → DisplayConnector in known (identical monitors) */
@@ -57,7 +56,6 @@ DisplayWatch *display_watch_free(DisplayWatch *w) {
         display_list_clear(&w->known);
         strv_free(w->profiles);
         free(w->drm_dir);
-        free(w->pnp_ids);
         free(w->edid_dir);
         free(w);
         return NULL;
@@ -90,17 +88,9 @@ static bool connector_connected(const char *dir) {
         return strncmp((char *) status, "connected", 9) == 0 && (n == 9 || status[9] == '\n');
 }
 
-static char *vendor_name(DisplayWatch *w, const char *pnp_id) {
-        char *name = NULL;
-        int r = edid_icc_pnp_vendor_name(w->pnp_ids, pnp_id, &name);
-        if (r < 0 && r != -ENOENT)
-                log_debug_errno(r, "Cannot read %s: %m", w->pnp_ids);
-        return name;
-}
-
 /* Reads one connector; 0 with nothing added when it is not connected or has no usable EDID. */
 static int read_connector(DisplayWatch *w, const char *name, DisplayList *into) {
-        _cleanup_free_ char *xrandr = NULL, *dir = NULL, *path = NULL, *vendor = NULL, *plain = NULL;
+        _cleanup_free_ char *xrandr = NULL, *dir = NULL, *path = NULL, *plain = NULL;
         _cleanup_free_ uint8_t *edid = NULL;
         _cleanup_(edid_freep) Edid *e = NULL;
         EdidIccParams params;
@@ -128,8 +118,7 @@ static int read_connector(DisplayWatch *w, const char *name, DisplayList *into) 
                 log_notice("%s: ignoring the display, its EDID is not usable: %s", name, why ? why : edid_strerror(r));
                 return 0;
         }
-        vendor = vendor_name(w, e->manufacturer);
-        r = edid_icc_params_init(&params, e, vendor, CMF_BINARY);
+        r = edid_icc_params_init_named(&params, e, CMF_BINARY);
         if (r >= 0 && !(plain = edid_icc_display_id(&params, xrandr)))
                 r = -ENOMEM;
         edid_icc_params_done(&params);
@@ -319,7 +308,7 @@ static int set_hdr_metadata(Device *d, const Edid *e) {
 static int add_display(DisplayWatch *w, DisplayConnector *c) {
         Manager *m = w->manager;
         _cleanup_(edid_freep) Edid *e = NULL;
-        _cleanup_free_ char *vendor = NULL, *path = NULL;
+        _cleanup_free_ char *path = NULL;
         _cleanup_(device_freep) Device *d = NULL;
         EdidIccParams params;
         int r;
@@ -338,8 +327,7 @@ static int add_display(DisplayWatch *w, DisplayConnector *c) {
                 return 0;
         }
 
-        vendor = vendor_name(w, e->manufacturer);
-        r = edid_icc_params_init(&params, e, vendor, CMF_BINARY);
+        r = edid_icc_params_init_named(&params, e, CMF_BINARY);
         if (r < 0) {
                 edid_icc_params_done(&params);
                 return r;
@@ -512,7 +500,6 @@ static int display_start(Manager *m, const void *config, void **ret_state) {
         w->manager = m;
         const char *root = strempty(m->config.sysfs_root);
         if (asprintf(&w->drm_dir, "%s/sys/class/drm", root) < 0 ||
-            asprintf(&w->pnp_ids, "%s%s", root, EDID_ICC_PNP_IDS_PATH) < 0 ||
             asprintf(&w->edid_dir, "%s/edid", m->config.state_dir) < 0)
                 return log_oom();
 
