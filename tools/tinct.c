@@ -66,7 +66,7 @@ static const Verb verbs[] = {
           "neutrals and shadows get (default medium; docs/printer-profiles.md). With\n"
           "--chart and --reference: an input (scanner, camera) profile from IMAGE, a TIFF\n"
           "or PNG of that chart. Nothing is written when the input is refused.",
-          .run = verb_profile_build },
+          .check = verb_profile_build_check, .run = verb_profile_build },
         { "export", "[FILE|-]", 0, 1, 0, CLI_OPT_STATE_DIR, 0,
           "Write the whole store as JSON",
           "Writes the store in DIR (default " STORE_DEFAULT_STATE_DIR ") as JSON to FILE or standard\n"
@@ -620,8 +620,11 @@ static int run(int argc, char **argv) {
                 return EXIT_SUCCESS;
         }
         r = check_invocation(&inv, given);
-        if (r == 0 && inv.verb->check)
+        if (r == 0 && inv.verb->check) {
                 r = inv.verb->check(&inv);
+                if (r == EXIT_USAGE)
+                        print_usage_line(stderr, inv.verb);
+        }
         if (r != 0)
                 return r;
 
@@ -632,7 +635,10 @@ static int run(int argc, char **argv) {
                         return bus_exit_status(r);
                 inv.bus = bus;
         }
-        return inv.verb->run(&inv);
+        r = inv.verb->run(&inv);
+        if (r == EXIT_USAGE) /* an option that the input showed does not apply (verb_usage_error) */
+                print_usage_line(stderr, inv.verb);
+        return r;
 }
 
 DEFINE_MAIN_FUNCTION(run)

@@ -28,39 +28,52 @@ static ProfileBuildOptions build_options(const Invocation *inv) {
         };
 }
 
-/* --ink-limit PERCENT, else the file's TOTAL_INK_LIMIT (targen writes it), else none (0). */
-static int ink_limit_of(const Invocation *inv, const Cgats *c, double *ret) {
-        const char *v = inv->opts.ink_limit, *what = "--ink-limit";
+/* A total ink limit in percent, 100..400, as a fraction (1..4). */
+static int parse_ink_limit(const char *v, double *ret) {
         double x;
 
-        *ret = 0.0;
-        if (!v) {
-                v = cgats_table_keyword(&c->tables[0], "TOTAL_INK_LIMIT");
-                what = "TOTAL_INK_LIMIT";
-                if (!v)
-                        return 0;
-        }
-        if (cgats_parse_number(v, &x) < 0 || x < 100.0 || x > 400.0) {
-                log_error("%s \"%s\": a total ink limit is a percentage from 100 to 400", what, v);
+        if (cgats_parse_number(v, &x) < 0 || x < 100.0 || x > 400.0)
                 return -EINVAL;
-        }
         *ret = x / 100.0;
         return 0;
 }
 
-/* --black GEN for a CMYK printer, else the default. */
-static int black_of(const Invocation *inv, const char *path, OutputSpace space, OutputBlack *ret) {
-        *ret = OUTPUT_BLACK_DEFAULT;
-        if (!inv->opts.black)
+#define INK_LIMIT_RANGE "a total ink limit is a percentage from 100 to 400"
+
+/* --ink-limit PERCENT (checked by verb_profile_build_check), else the file's TOTAL_INK_LIMIT
+ * (targen writes it), else none (0). */
+static int ink_limit_of(const Invocation *inv, const Cgats *c, double *ret) {
+        const char *v;
+
+        *ret = 0.0;
+        if (inv->opts.ink_limit)
+                return parse_ink_limit(inv->opts.ink_limit, ret);
+        v = cgats_table_keyword(&c->tables[0], "TOTAL_INK_LIMIT");
+        if (!v)
                 return 0;
-        if (output_black_from_string(inv->opts.black, ret) < 0) {
-                log_error("--black \"%s\": the black generation is none, light, medium, heavy or max", inv->opts.black);
+        if (parse_ink_limit(v, ret) < 0) {
+                log_error("TOTAL_INK_LIMIT \"%s\": " INK_LIMIT_RANGE, v);
                 return -EINVAL;
         }
-        if (space != OUTPUT_SPACE_CMYK) {
-                log_error("%s: --black is for CMYK printers; this file is RGB", path);
-                return -EINVAL;
-        }
+        return 0;
+}
+
+/* Chart options without --chart, printer options with it, values that cannot be: usage
+ * errors, before any file is read. */
+int verb_profile_build_check(const Invocation *inv) {
+        OutputBlack black;
+        double ink_limit;
+
+        if (inv->opts.chart || inv->opts.reference)
+                return verb_profile_build_chart_check(inv);
+        if (inv->opts.corners || inv->opts.model)
+                return verb_usage_error(inv, "--%s is for an input profile from an image of a chart (--chart, "
+                                        "--reference)", inv->opts.corners ? "corners" : "model");
+        if (inv->opts.ink_limit && parse_ink_limit(inv->opts.ink_limit, &ink_limit) < 0)
+                return verb_usage_error(inv, "--ink-limit \"%s\": " INK_LIMIT_RANGE, inv->opts.ink_limit);
+        if (inv->opts.black && output_black_from_string(inv->opts.black, &black) < 0)
+                return verb_usage_error(inv, "--black \"%s\": the black generation is none, light, medium, heavy or "
+                                        "max", inv->opts.black);
         return 0;
 }
 
@@ -81,14 +94,19 @@ static int build_printer(Invocation *inv, const char *path, const Cgats *c) {
                 log_error("%s: %s", path, error ? error : strerror(-r));
                 return 1;
         }
+        /* An RGB printer has no total ink and no black to generate: those options do not apply. */
+        if (samples->space != OUTPUT_SPACE_CMYK && (inv->opts.ink_limit || inv->opts.black))
+                return verb_usage_error(inv, "%s: --%s is for CMYK printers; this file is RGB", path,
+                                        inv->opts.ink_limit ? "ink-limit" : "black");
         if (ink_limit_of(inv, c, &ink_limit) < 0)
                 return 1;
         if (ink_limit > 0.0 && samples->space != OUTPUT_SPACE_CMYK) {
-                log_error("%s: --ink-limit is for CMYK printers; this file is RGB", path);
+                log_error("%s: TOTAL_INK_LIMIT is for CMYK printers; this file is RGB", path);
                 return 1;
         }
-        if (black_of(inv, path, samples->space, &black) < 0)
-                return 1;
+        black = OUTPUT_BLACK_DEFAULT;
+        if (inv->opts.black && output_black_from_string(inv->opts.black, &black) < 0)
+                return 1; /* cannot happen: checked by verb_profile_build_check() */
         r = output_build(samples, &o, ink_limit, black, &icc, &icc_len, &rep, &reason);
         if (profile_build_save(inv, path, r, reason, icc, icc_len) < 0)
                 return 1;
@@ -110,18 +128,6 @@ static int build_printer(Invocation *inv, const char *path, const Cgats *c) {
         return 0;
 }
 
-int profile_build_save(const Invocation *inv, const char *path, int r, const char *reason, const uint8_t *icc,
-                       size_t icc_len) {
-        if (r < 0) {
-                log_error("%s: cannot make a profile: %s", path, reason ? reason : strerror(-r));
-                return r;
-        }
-        r = write_file_atomic(inv->opts.output, icc, icc_len, 0644, 0);
-        if (r < 0)
-                log_error("%s: cannot write: %s", inv->opts.output, strerror(-r));
-        return r;
-}
-
 int verb_profile_build(Invocation *inv) {
         _cleanup_(display_samples_freep) DisplaySamples *samples = NULL;
         _cleanup_(cgats_freep) Cgats *cgats = NULL;
@@ -133,7 +139,7 @@ int verb_profile_build(Invocation *inv) {
         size_t size = 0, icc_len = 0;
         int r;
 
-        if (inv->opts.chart || inv->opts.reference)
+        if (inv->opts.chart)
                 return verb_profile_build_chart(inv);
         r = read_file_capped(path, CGATS_MAX_SIZE, READ_REGULAR_ONLY, &data, &size, NULL);
         if (r == -EFBIG) {
@@ -152,11 +158,9 @@ int verb_profile_build(Invocation *inv) {
         class = cgats_device_class(cgats);
         if (class && streq(class, "OUTPUT"))
                 return build_printer(inv, path, cgats);
-        if (inv->opts.ink_limit || inv->opts.black) {
-                log_error("%s: --%s is for printers (DEVICE_CLASS \"OUTPUT\")", path,
-                          inv->opts.ink_limit ? "ink-limit" : "black");
-                return 1;
-        }
+        if (inv->opts.ink_limit || inv->opts.black)
+                return verb_usage_error(inv, "%s: --%s is for printers (DEVICE_CLASS \"OUTPUT\"); this file is a "
+                                        "display's", path, inv->opts.ink_limit ? "ink-limit" : "black");
         r = display_samples_from_cgats(cgats, &samples, &error);
         if (r < 0) {
                 log_error("%s: %s", path, error ? error : strerror(-r));

@@ -16,12 +16,15 @@ int verb_edid_profile(Invocation *inv); /* verb-edid.c */
 int verb_icc_info(Invocation *inv);     /* verb-icc.c */
 int verb_gamut_check(const Invocation *inv); /* verb-gamut.c */
 int verb_gamut(Invocation *inv);        /* verb-gamut.c */
+int verb_profile_build_check(const Invocation *inv); /* verb-profile-build.c */
 int verb_profile_build(Invocation *inv); /* verb-profile-build.c */
+/* --chart: verb_profile_build's check and run hand over to these. */
+int verb_profile_build_chart_check(const Invocation *inv); /* verb-profile-build-chart.c */
 int verb_profile_build_chart(Invocation *inv); /* verb-profile-build-chart.c */
-/* The end of both: r and reason are what the build returned; on success writes icc to
- * --output. Logs either failure and returns it. */
+/* The end of every profile-build: r and reason are what the build returned; on success
+ * writes icc to --output. Logs either failure and returns it. */
 int profile_build_save(const Invocation *inv, const char *path, int r, const char *reason, const uint8_t *icc,
-                       size_t icc_len); /* verb-profile-build.c */
+                       size_t icc_len); /* profile-save.c */
 int verb_export(Invocation *inv);       /* verb-store.c */
 int verb_import(Invocation *inv);       /* verb-store.c */
 int verb_dump(Invocation *inv);         /* verb-store.c */

@@ -10,12 +10,14 @@
 #include <systemd/sd-daemon.h>
 
 #include "argv-util.h"
+#include "bus-order.h"
 #include "cups-notify.h"
 #include "daemon-dbus.h"
 #include "event-util.h"
 #include "log.h"
 #include "main-func.h"
 #include "parser.h"
+#include "profile-warnings.h"
 #include "startup.h"
 
 #define DEFAULT_STATE_DIR "/var/lib/tinct"
@@ -345,6 +347,10 @@ static int bus_start(Manager *m) {
         r = sd_bus_attach_event(m->bus, m->event, 0);
         if (r < 0)
                 return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
+        r = bus_order_new(m->bus, m->event, &m->bus_order);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the order of each client's calls: %m");
+        bus_order_set_prepare(m->bus_order, profile_warnings_prepare, m);
         r = manager_bus_register(m);
         if (r < 0)
                 return r; /* logged */

@@ -16,8 +16,6 @@
 #include "output-fit.h"
 #include "output-samples.h"
 
-#define OUTPUT_DEFAULT_INK_LIMIT 3.0    /* 300%: the CMYK total a coated-paper press commonly allows */
-
 typedef struct OutputInverter OutputInverter;
 
 /* Black generation for CMYK (docs/printer-profiles.md): how soon and how fast the black

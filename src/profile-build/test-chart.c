@@ -21,8 +21,10 @@
 #include "chart-sample.h"
 #include "cht.h"
 #include "image-read.h"
+#include "input-build.h"
 #include "input-fit.h"
 #include "input-icc.h"
+#include "strv.h"
 #include "tests.h"
 
 static const char cc_cht[] =
@@ -410,11 +412,108 @@ static void test_fit(void) {
         free(f);
 }
 
+/* --- the whole pipeline (input-build.c) on files --- */
+
+static void write_text(const char *path, const char *text) {
+        FILE *f = fopen(path, "we");
+        assert_se(f);
+        fputs(text, f);
+        assert_se(fclose(f) == 0);
+}
+
+/* A reference of the first n patches: XYZ = device(colour), as a chart's vendor measured it. */
+static char *reference_text(const Cht *c, const double (*colour)[3], size_t n) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+
+        assert_se(m);
+        fprintf(m, "CTI3\nNUMBER_OF_FIELDS 4\nBEGIN_DATA_FORMAT\nSAMPLE_ID XYZ_X XYZ_Y XYZ_Z\nEND_DATA_FORMAT\n"
+                   "NUMBER_OF_SETS %zu\nBEGIN_DATA\n", n);
+        for (size_t i = 0; i < n; i++) {
+                double xyz[3];
+                device(colour[i], false, xyz);
+                fprintf(m, "%s %.5f %.5f %.5f\n", c->patches[i].name, 100 * xyz[0], 100 * xyz[1], 100 * xyz[2]);
+        }
+        fputs("END_DATA\n", m);
+        assert_se(fclose(m) == 0);
+        return text;
+}
+
+static void test_input_build(void) {
+        char dir[] = "/tmp/test-input-build-XXXXXX", chart[256], ref[256], short_ref[256], image[256], blank[256];
+        double colour[24][3], h[9];
+        const unsigned w = 400, ht = 300;
+        InputBuildResult res;
+        Cht *c = NULL;
+        char *err = NULL, *text;
+
+        assert_se(mkdtemp(dir));
+        assert_se(cht_parse(cc_cht, strlen(cc_cht), &c, &err) == 0);
+        for (size_t i = 0; i < 24; i++) {
+                colour[i][0] = 0.05 + 0.9 * (double) ((i * 7) % 24) / 23.0;
+                colour[i][1] = 0.05 + 0.9 * (double) ((i * 11) % 24) / 23.0;
+                colour[i][2] = 0.05 + 0.9 * (double) ((i * 5) % 24) / 23.0;
+        }
+        snprintf(chart, sizeof chart, "%s/cc.cht", dir);
+        snprintf(ref, sizeof ref, "%s/cc.cie", dir);
+        snprintf(short_ref, sizeof short_ref, "%s/short.cie", dir);
+        snprintf(image, sizeof image, "%s/cc.tif", dir);
+        snprintf(blank, sizeof blank, "%s/blank.tif", dir);
+        write_text(chart, cc_cht);
+        text = reference_text(c, (const double(*)[3]) colour, 24);
+        write_text(ref, text);
+        free(text);
+        text = reference_text(c, (const double(*)[3]) colour, 23);
+        write_text(short_ref, text);
+        free(text);
+        uint16_t *rgb = synthetic_chart(c, (const double(*)[3]) colour, w, ht, h, -1);
+        write_tiff(image, w, ht, 16, rgb);
+        for (size_t i = 0; i < (size_t) w * ht * 3; i++)
+                rgb[i] = 30000;
+        write_tiff(blank, w, ht, 16, rgb);
+        free(rgb);
+
+        InputBuildRequest req = { .image = image, .chart = chart, .reference = ref, .cmf_binary = "test" };
+        assert_se(input_build(&req, &res) == 0);
+        assert_se(res.icc && res.icc_len > 128 && memcmp(res.icc + 12, "scnr", 4) == 0 && !res.error);
+        assert_se(res.place.found && res.n_patches == 24 && res.n_used == 24 && strv_isempty(res.warnings));
+        assert_se(res.fit.model == INPUT_MODEL_MATRIX && res.fit.lut_too_sparse && res.fit.cv_mean < 1.0);
+        printf("input_build: cv %.3f self %.3f\n", res.fit.cv_mean, res.self_mean);
+        input_build_result_done(&res);
+
+        /* refusals: an errno, a sentence naming the file, no profile */
+        req.model = INPUT_MODEL_LUT;
+        req.v2 = true;
+        assert_se(input_build(&req, &res) == -EINVAL && strstr(res.error, "needs ICC v4") && !res.icc);
+        input_build_result_done(&res);
+        req = (InputBuildRequest) { .image = image, .chart = chart, .reference = short_ref };
+        assert_se(input_build(&req, &res) == -EINVAL && !res.icc);
+        assert_se(strncmp(res.error, short_ref, strlen(short_ref)) == 0 && strstr(res.error, "not this chart's"));
+        input_build_result_done(&res);
+        req = (InputBuildRequest) { .image = blank, .chart = chart, .reference = ref };
+        assert_se(input_build(&req, &res) == -ENOENT && !res.icc);
+        assert_se(strncmp(res.error, blank, strlen(blank)) == 0 && strstr(res.error, "was not found"));
+        input_build_result_done(&res);
+        req = (InputBuildRequest) { .image = image, .chart = "/nonexistent/cc.cht", .reference = ref };
+        assert_se(input_build(&req, &res) == -ENOENT && strstr(res.error, "/nonexistent/cc.cht: cannot read"));
+        input_build_result_done(&res);
+
+        unlink(chart);
+        unlink(ref);
+        unlink(short_ref);
+        unlink(image);
+        unlink(blank);
+        cht_free(c);
+        assert_se(rmdir(dir) == 0);
+}
+
 int main(void) {
         test_cht();
         test_reference();
         test_homography();
         test_images_and_finding();
         test_fit();
+        test_input_build();
         return 0;
 }

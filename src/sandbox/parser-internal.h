@@ -42,6 +42,7 @@ struct ParserCall {
         bool async;             /* answered through one of the callbacks, by op */
         ParserIccInfoDone info_done;
         ParserWarningsDone warnings_done;
+        ParserEdidDone edid_done;
         void *userdata;
         ParserBatch *batch;     /* of parser_icc_info_many_async(); userdata is its job */
 };

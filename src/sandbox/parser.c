@@ -194,6 +194,9 @@ static void dispatch_finished(Parser *p) {
                         IccInfo *info = c->r >= 0 ? TAKE_PTR(c->result) : NULL;
                         uint8_t *data = TAKE_PTR(c->owned);
                         c->info_done(c->r, info, c->error, data, (size_t) c->header.size, c->userdata);
+                } else if (!c->cancelled && c->header.op == PARSE_OP_EDID) {
+                        Edid *e = c->r >= 0 ? TAKE_PTR(c->result) : NULL;
+                        c->edid_done(c->r, e, c->error, c->userdata);
                 } else if (!c->cancelled) {
                         assert(c->header.op == PARSE_OP_ICC_WARNINGS); /* the asynchronous ops */
                         char **w = c->r >= 0 ? TAKE_PTR(c->result) : NULL;
@@ -376,6 +379,8 @@ static int ask(Parser *p, ParseOp op, uint32_t flags, const void *data, size_t s
         ParserCall *c = call_new(p, op, flags, data, size);
         if (!c)
                 return -ENOMEM;
+        /* One line per parse the caller's loop waits for: tests count them (docs/sandbox.md). */
+        log_debug("The loop waits for the parser: one input");
         list_append(&p->queue, &c->link);
         pool_wait(p, &c, 1);
         int r = c->r;
@@ -425,6 +430,7 @@ int parser_icc_info_many(Parser *p, ParserIccJob *jobs, size_t n, IccInfoFlags f
                 list_append(&p->queue, &calls[k]->link);
                 k++;
         }
+        log_debug("The loop waits for the parser: a batch of %zu", k);
         pool_wait(p, calls, k);
         for (size_t j = 0; j < k; j++) {
                 ParserIccJob *job = calls[j]->userdata;
@@ -531,6 +537,15 @@ int parser_icc_warnings_async(Parser *p, uint8_t *data, size_t size, ParserWarni
         if (r < 0)
                 return r;
         (*ret)->warnings_done = done;
+        (*ret)->userdata = userdata;
+        return 0;
+}
+
+int parser_edid_async(Parser *p, uint8_t *data, size_t size, ParserEdidDone done, void *userdata, ParserCall **ret) {
+        int r = ask_async(p, PARSE_OP_EDID, 0, data, size, ret);
+        if (r < 0)
+                return r;
+        (*ret)->edid_done = done;
         (*ret)->userdata = userdata;
         return 0;
 }

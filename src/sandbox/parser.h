@@ -93,6 +93,11 @@ typedef void (*ParserWarningsDone)(int r, char **w, const char *error, void *use
 int parser_icc_warnings_async(Parser *p, uint8_t *data, size_t size, ParserWarningsDone done, void *userdata,
                               ParserCall **ret);
 
+/* The same for an EDID (a display found after start-up): r and e (owned by the callee, NULL
+ * on error) or error. */
+typedef void (*ParserEdidDone)(int r, Edid *e, const char *error, void *userdata);
+int parser_edid_async(Parser *p, uint8_t *data, size_t size, ParserEdidDone done, void *userdata, ParserCall **ret);
+
 /* done will not run; the input already sent is parsed and its answer dropped. */
 void parser_call_cancel(ParserCall *c);
 

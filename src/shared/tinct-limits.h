@@ -13,6 +13,10 @@
 #define LIMIT_OBJECTS_PER_UID 1024
 #define LIMIT_QUALIFIERS 64
 #define LIMIT_PENDING_AUTH 256
+/* One connection's calls waiting for its earlier call's answer (bus-order.h). The bus already
+ * bounds a client's calls awaiting a reply (dbus-daemon's max_replies_per_connection); calls
+ * that expect none it does not count. */
+#define LIMIT_HELD_CALLS 256
 /* Client calls waiting for their profile's parse (profile-load.h): each holds up to
  * ICC_MAX_FILE_SIZE bytes, and one user's slow files must leave room for everyone else. */
 #define LIMIT_PENDING_LOADS 64

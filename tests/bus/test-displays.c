@@ -6,7 +6,8 @@
  * monitors (distinct ids, the plain id as an alias), HDR metadata, an EDID whose colorimetry
  * is refused, the generated profile read back (primaries within 0.001 of the EDID), and the
  * GNOME/KDE session sequence of colord §9.5 run as uid 65534: the session's device and the
- * daemon's coexist, and the user's hard choice wins.
+ * daemon's coexist, and the user's hard choice wins. A plug after start-up makes the loop wait
+ * for no parse (the daemon's "The loop waits for the parser" lines, --verbose).
  *
  * The harness always passes --no-udev (discovery off), which is right for every other
  * test; this one runs the daemon through a two-line wrapper that drops that argument.
@@ -326,12 +327,21 @@ static void test_laptop_panel_at_start(Harness *h, sd_bus *bus) {
         check_getall(h, bus, dev, CM_DEVICE_IFACE, device_props, NULL);
 }
 
+/* "The loop waits for the parser" (src/sandbox/parser.c, one line per parse the loop waits
+ * for): after start-up a hotplug's EDID and generated profile are parsed ahead, asynchronously
+ * (docs/sandbox.md). */
+#define LOOP_WAITS "The loop waits for the parser"
+
 static void test_plug_unplug_replug(Harness *h, sd_bus *bus) {
         _cleanup_recorder_ Recorder *rec = recorder_new(bus);
         _cleanup_free_ char *dev = device_path(DELL_ID);
+        int waits = harness_daemon_log_count(h, LOOP_WAITS);
 
         plug("card0-DP-1", DELL);
         wait_path_signal(rec, "DeviceAdded", dev);
+        printf("parses the loop waited for while a monitor was plugged: %d\n",
+               harness_daemon_log_count(h, LOOP_WAITS) - waits);
+        assert_se(harness_daemon_log_count(h, LOOP_WAITS) == waits);
         check_display(bus, dev, DELL_ID, "DP-1", DELL, false);
         assert_prop(bus, dev, "Vendor", "Dell");
         assert_prop(bus, dev, "Model", "DELL U2713H");
@@ -597,6 +607,7 @@ int main(void) {
         const HarnessOptions opts = {
                 .polkit = "allow",
                 .extra_args = (const char *const[]) { "--sysfs-root", root, NULL },
+                .daemon_log = true,
         };
         _cleanup_harness_ Harness *h = harness_start(&opts);
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = harness_connect(h);

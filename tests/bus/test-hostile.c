@@ -11,11 +11,13 @@
  *    the valid profile beside them is there, none of them is, the daemon serves calls.
  *  - Ordering (development builds, whose tinct-parse hangs on purpose on an input that starts
  *    with "TINCT-TEST:hang", docs/sandbox.md): while client A's CreateProfileWithFd hangs in
- *    the parser, A's own next call, client B's GetProfiles and GetDevices and B's
- *    CreateProfileWithFd of a valid profile (another parser process) are all answered, and A
- *    still has no answer; the test then kills the parser processes, and only then does A get
- *    FailedToRead. No timing: A's answer cannot come before the kill.
- *  - One user's calls waiting for a parse are bounded: a ninth is refused at once.
+ *    the parser, client B's GetProfiles and GetDevices and B's CreateProfileWithFd of a valid
+ *    profile (another parser process) are all answered, and A still has no answer, neither to
+ *    that call nor to its next one; the test then kills the parser processes, and only then
+ *    does A get FailedToRead, then the answer to its next call. No timing: A's answer cannot
+ *    come before the kill.
+ *  - One user's calls waiting for a parse are bounded: of nine, each on its own connection,
+ *    one is refused at once.
  *  - A malformed file in the profile directory is parsed once ("Parsing PATH" in the daemon's
  *    --verbose log, one line per file handed to the parser): not again when another profile is
  *    removed (the rescan that once re-parsed every failed file), nor at the next start; once
@@ -35,16 +37,10 @@
 #include <wchar.h>
 
 #include "bus-test.h"
+#include "parser-procs.h"
 
 #define SRGB "colord-data--sRGB.icc"
 #define SPARSE_SIZE (60 * 1024 * 1024)
-
-static int memfd_with(const void *data, size_t len) {
-        int fd = memfd_create("tinct-hostile-test", MFD_CLOEXEC);
-        assert_se(fd >= 0);
-        assert_se(write(fd, data, len) == (ssize_t) len);
-        return fd;
-}
 
 /* The hostile profile: sRGB with a description and n distinct meta keys. */
 static uint8_t *many_keys_profile(size_t n, size_t *ret_size) {
@@ -159,119 +155,6 @@ static void test_hostile_dir_at_start(void) {
 }
 
 #ifdef TINCT_PARSER_TEST_HOOKS
-/* A small /proc file as a string (NULL when it cannot be read: the process is gone). */
-static char *read_proc(const char *path) {
-        FILE *f = fopen(path, "re");
-        if (!f)
-                return NULL;
-        char *text = calloc(1, 4096);
-        assert_se(text);
-        size_t n = fread(text, 1, 4095, f);
-        text[n] = 0;
-        fclose(f);
-        return text;
-}
-
-/* The daemon's live tinct-parse children, at most max; returns how many. Children are found
- * by their parent in /proc/PID/stat (the task's "children" file may skip one while another
- * exits, which here is the moment that matters). */
-static size_t list_parsers(pid_t daemon, pid_t *out, size_t max) {
-        DIR *d = opendir("/proc");
-        assert_se(d);
-        size_t n = 0;
-        for (struct dirent *de; n < max && (de = readdir(d));) {
-                char *end;
-                long pid = strtol(de->d_name, &end, 10);
-                if (*end || pid <= 0)
-                        continue;
-                _cleanup_free_ char *path = xasprintf("/proc/%ld/stat", pid);
-                _cleanup_free_ char *stat = read_proc(path);
-                /* pid (comm) state ppid ... */
-                char *close = stat ? strrchr(stat, ')') : NULL;
-                char state;
-                long ppid;
-                if (!close || !strstr(stat, "(tinct-parse)") || sscanf(close + 1, " %c %ld", &state, &ppid) != 2)
-                        continue;
-                if (ppid == daemon && state != 'Z')
-                        out[n++] = (pid_t) pid;
-        }
-        closedir(d);
-        return n;
-}
-
-/* SIGKILLs every tinct-parse child of the daemon; returns how many. */
-static int kill_parsers(pid_t daemon) {
-        pid_t procs[16];
-        size_t n = list_parsers(daemon, procs, 16);
-        int killed = 0;
-        for (size_t i = 0; i < n; i++)
-                killed += kill(procs[i], SIGKILL) == 0;
-        return killed;
-}
-
-/* Whether a process blocks SIGUSR2: parse-helper.c's hang hook does so before it loops,
- * and no other parser does. Neither CPU time nor state tells a loop from a slow start under a
- * sanitizer on a busy machine. */
-static bool blocks_sigusr2(pid_t pid) {
-        _cleanup_free_ char *path = xasprintf("/proc/%d/status", (int) pid);
-        _cleanup_free_ char *status = read_proc(path);
-        const char *line = status ? strstr(status, "\nSigBlk:") : NULL;
-        if (!line)
-                return false;
-        unsigned long long mask = strtoull(line + strlen("\nSigBlk:"), NULL, 16);
-        return (mask >> (SIGUSR2 - 1)) & 1;
-}
-
-/* The daemon's live parser processes looping on a hang input, at most max; returns how many. */
-static size_t hung_parsers(Harness *h, pid_t *out, size_t max) {
-        pid_t live[16];
-        size_t n_live = list_parsers(harness_daemon_pid(h), live, 16), n = 0;
-        for (size_t i = 0; i < n_live && n < max; i++)
-                if (blocks_sigusr2(live[i]))
-                        out[n++] = live[i];
-        return n;
-}
-
-/* The one hung parser, waiting for it (with GetProfiles from b meanwhile, each answered
- * with want profiles). */
-static pid_t wait_hung_parser(Harness *h, sd_bus *b, size_t want) {
-        pid_t pid;
-        while (hung_parsers(h, &pid, 1) < 1) {
-                _cleanup_strv_free_ char **p = harness_call_strv(b, CM_PATH, CM_IFACE, "GetProfiles", NULL);
-                assert_se(p && (want == SIZE_MAX || strv_length(p) == want));
-        }
-        return pid;
-}
-
-typedef struct Pending {
-        bool done;
-        char *error_name, *error_message;
-} Pending;
-
-static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        Pending *p = userdata;
-        const sd_bus_error *e = sd_bus_message_get_error(m);
-        p->done = true;
-        if (e) {
-                p->error_name = strdup(e->name);
-                p->error_message = strdup(strempty(e->message));
-        }
-        return 0;
-}
-
-/* Everything that has arrived on bus is dispatched. */
-static void drain(sd_bus *bus) {
-        while (sd_bus_process(bus, NULL) > 0)
-                ;
-}
-
-/* An input on which the parser loops for ever (development builds, docs/sandbox.md). */
-static void hang_input(uint8_t buf[static 256]) {
-        memset(buf, 0, 256);
-        snprintf((char *) buf, 36, "TINCT-TEST:hang");
-        memcpy(buf + 36, "acsp", 4);
-}
-
 /* A daemon with one valid profile whose parses only the test ends: the timeout must not
  * end them first. */
 static Harness *start_for_hangs(const char *profile) {
@@ -298,12 +181,12 @@ static void test_slow_parse_delays_only_its_caller(void) {
         _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
         assert_se(sd_bus_call_async(a, &slot, call, on_reply, &pa, 3600ULL * 1000 * 1000) >= 0);
 
-        /* A's next call is answered: the daemon took the slow one and went on (one connection's
-         * messages are dispatched in order). */
-        _cleanup_strv_free_ char **pa_profiles = harness_call_strv(a, CM_PATH, CM_IFACE, "GetProfiles", NULL);
-        assert_se(strv_length(pa_profiles) == 1);
-        drain(a);
-        assert_se(!pa.done);
+        /* A's next call waits for A's first (each client's answers come in the order of its
+         * calls, src/daemon/registry/bus-order.h); the daemon went on with other clients. */
+        Pending pg = { 0 };
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *gslot = NULL;
+        assert_se(sd_bus_call_method_async(a, &gslot, CM_NAME, CM_PATH, CM_IFACE, "GetProfiles", on_reply, &pg,
+                                           NULL) >= 0);
 
         /* B is served meanwhile: lookups, and a parse of its own in another process */
         _cleanup_strv_free_ char **profiles = harness_call_strv(b, CM_PATH, CM_IFACE, "GetProfiles", NULL);
@@ -316,7 +199,7 @@ static void test_slow_parse_delays_only_its_caller(void) {
         _cleanup_free_ char *valid = harness_create_profile_fd(b, "b-valid", "temp", valid_fd, NO_KV, &e, &r);
         assert_bus_ok(r, &e);
         drain(a);
-        assert_se(!pa.done); /* B had every answer before A had its own */
+        assert_se(!pa.done && !pg.done); /* B had every answer before A had its own */
         printf("while A's parse hangs, B got GetProfiles, GetDevices and CreateProfileWithFd\n");
 
         /* C sends the same and leaves before any answer: its answer goes nowhere, no profile
@@ -335,10 +218,16 @@ static void test_slow_parse_delays_only_its_caller(void) {
          * before the daemon has seen it die. */
         assert_se(kill(wait_hung_parser(h, b, SIZE_MAX), SIGKILL) == 0);
         while (!pa.done) {
+                assert_se(!pg.done); /* not before the call A made first */
                 assert_se(sd_bus_wait(a, UINT64_MAX) >= 0);
                 drain(a);
         }
-        printf("A: %s: %s\n", strempty(pa.error_name), strempty(pa.error_message));
+        while (!pg.done) {
+                assert_se(sd_bus_wait(a, UINT64_MAX) >= 0);
+                drain(a);
+        }
+        assert_se(!pg.error_name);
+        printf("A: %s: %s, then its GetProfiles\n", strempty(pa.error_name), strempty(pa.error_message));
         assert_se(streq_ptr(pa.error_name, CM_PROFILE_ERR "FailedToRead"));
         assert_se(strstr(strempty(pa.error_message), "killed by signal 9"));
         assert_find_error(b, "FindProfileById", "hostile-slow", CM_ERR "NotFound");
@@ -354,53 +243,54 @@ static void test_slow_parse_delays_only_its_caller(void) {
         free(pa.error_message);
         harness_assert_alive(h);
 }
-/* One user's calls waiting for their parse are bounded (LIMIT_PENDING_LOADS_PER_UID, 8): the
- * ninth is refused at once, the others are answered when their parses end (the test ends
- * them: each kill answers at least the ones being parsed, the next queued start). */
+/* One user's calls waiting for their parse are bounded (LIMIT_PENDING_LOADS_PER_UID, 8): of
+ * nine such calls, each on a connection of its own (one connection's calls are answered one
+ * after the other), whichever comes last is refused at once, the others are answered when
+ * their parses end (the test ends them: each kill answers at least the ones being parsed, the
+ * next queued start). */
 static void test_pending_loads_bounded(void) {
         _cleanup_harness_ Harness *h = harness_start(&(HarnessOptions) {
                 .polkit = "allow", .extra_args = (const char *const[]) { "--parse-timeout", "3600", NULL } });
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *a = harness_connect(h);
         uint8_t buf[256];
         hang_input(buf);
         _cleanup_close_ int fd = memfd_with(buf, sizeof buf);
-        Pending pending[8] = { 0 };
-        sd_bus_slot *slots[8] = { 0 };
-        for (int i = 0; i < 8; i++) {
+        sd_bus *conns[9];
+        Pending pending[9] = { 0 };
+        sd_bus_slot *slots[9] = { 0 };
+        for (int i = 0; i < 9; i++) {
+                conns[i] = harness_connect(h);
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
                 _cleanup_free_ char *id = xasprintf("hang-%d", i);
-                assert_se(sd_bus_message_new_method_call(a, &call, CM_NAME, CM_PATH, CM_IFACE, "CreateProfileWithFd") >= 0);
+                assert_se(sd_bus_message_new_method_call(conns[i], &call, CM_NAME, CM_PATH, CM_IFACE,
+                                                         "CreateProfileWithFd") >= 0);
                 assert_se(sd_bus_message_append(call, "ssha{ss}", id, "temp", fd, 0) >= 0);
-                assert_se(sd_bus_call_async(a, &slots[i], call, on_reply, &pending[i], 3600ULL * 1000 * 1000) >= 0);
+                assert_se(sd_bus_call_async(conns[i], &slots[i], call, on_reply, &pending[i], 3600ULL * 1000 * 1000) >= 0);
         }
-        /* the ninth, on the same connection, so after the eight */
-        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-        int r;
-        _cleanup_free_ char *ninth = harness_create_profile_fd(a, "hang-8", "temp", fd, NO_KV, &e, &r);
-        printf("ninth: %s: %s\n", strempty(e.name), strempty(e.message));
-        assert_se(r < 0 && strstr(strempty(e.message), "too many profiles being loaded"));
-        for (int i = 0; i < 8; i++)
-                assert_se(!pending[i].done);
+        /* the first answer: the one refused, the others wait for the kills */
+        assert_se(wait_answers(conns, pending, 9) == 1);
+        int refused = -1;
+        for (int i = 0; i < 9; i++)
+                if (pending[i].done)
+                        refused = i;
+        printf("refused: %s: %s\n", strempty(pending[refused].error_name), strempty(pending[refused].error_message));
+        assert_se(strstr(strempty(pending[refused].error_message), "too many profiles being loaded"));
 
         /* A client's request never shares a process, so each process killed answers exactly
          * one of them; the next ones start as those answers go out. */
-        for (int answered = 0, killed = 0; answered < 8;) {
+        for (int answered = 1, killed = 0; answered < 9;) {
                 int k = kill_parsers(harness_daemon_pid(h));
                 assert_se(k >= 1);
                 killed += k;
-                while (answered < killed) {
-                        assert_se(sd_bus_wait(a, UINT64_MAX) >= 0);
-                        drain(a);
-                        answered = 0;
-                        for (int i = 0; i < 8; i++)
-                                answered += pending[i].done;
-                }
+                while (answered < killed + 1)
+                        answered = wait_answers(conns, pending, 9);
         }
-        for (int i = 0; i < 8; i++) {
-                assert_se(streq_ptr(pending[i].error_name, CM_PROFILE_ERR "FailedToRead"));
+        for (int i = 0; i < 9; i++) {
+                if (i != refused)
+                        assert_se(streq_ptr(pending[i].error_name, CM_PROFILE_ERR "FailedToRead"));
                 free(pending[i].error_name);
                 free(pending[i].error_message);
                 sd_bus_slot_unref(slots[i]);
+                sd_bus_flush_close_unref(conns[i]);
         }
         harness_assert_alive(h);
 }
@@ -566,7 +456,6 @@ static void test_install_while_parsers_hang(void) {
         _cleanup_free_ char *srgb = harness_corpus_file(SRGB);
         _cleanup_free_ char *bluish = harness_corpus_file("colord-data--Bluish.icc");
         _cleanup_harness_ Harness *h = start_for_hangs(srgb);
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *a = harness_connect(h);
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *b = harness_connect(h);
         _cleanup_recorder_ Recorder *rec = recorder_new(b);
 
@@ -579,18 +468,21 @@ static void test_install_while_parsers_hang(void) {
         _cleanup_free_ char *prof = harness_create_profile(b, "to-install", "normal", KV("Filename", src), &e, &r);
         assert_bus_ok(r, &e);
 
-        /* A: one hanging input per parser process, each a caller of its own */
+        /* one hanging input per parser process, each a caller (connection) of its own */
         uint8_t buf[256];
         hang_input(buf);
         _cleanup_close_ int fd = memfd_with(buf, sizeof buf);
+        sd_bus *conns[PARSER_PROCESSES];
         Pending pending[PARSER_PROCESSES] = { 0 };
         sd_bus_slot *slots[PARSER_PROCESSES] = { 0 };
         for (int i = 0; i < PARSER_PROCESSES; i++) {
+                conns[i] = harness_connect(h);
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
                 _cleanup_free_ char *id = xasprintf("hang-%d", i);
-                assert_se(sd_bus_message_new_method_call(a, &call, CM_NAME, CM_PATH, CM_IFACE, "CreateProfileWithFd") >= 0);
+                assert_se(sd_bus_message_new_method_call(conns[i], &call, CM_NAME, CM_PATH, CM_IFACE,
+                                                         "CreateProfileWithFd") >= 0);
                 assert_se(sd_bus_message_append(call, "ssha{ss}", id, "temp", fd, 0) >= 0);
-                assert_se(sd_bus_call_async(a, &slots[i], call, on_reply, &pending[i], 3600ULL * 1000 * 1000) >= 0);
+                assert_se(sd_bus_call_async(conns[i], &slots[i], call, on_reply, &pending[i], 3600ULL * 1000 * 1000) >= 0);
         }
         /* every process looping (each says so in the log) */
         pid_t spinning[PARSER_PROCESSES];
@@ -607,9 +499,10 @@ static void test_install_while_parsers_hang(void) {
         _cleanup_strv_free_ char **profiles = harness_call_strv(b, CM_PATH, CM_IFACE, "GetProfiles", NULL);
         assert_se(strv_length(profiles) == 2);
         assert_find_error(b, "FindProfileByFilename", installed, CM_ERR "NotFound");
-        drain(a);
-        for (int i = 0; i < PARSER_PROCESSES; i++)
+        for (int i = 0; i < PARSER_PROCESSES; i++) {
+                drain(conns[i]);
                 assert_se(!pending[i].done);
+        }
         printf("while every parser process hangs, InstallSystemWide and GetProfiles were answered\n");
 
         /* The hung parsers killed, each holding one of A's calls: A's calls fail, the copy
@@ -617,13 +510,8 @@ static void test_install_while_parsers_hang(void) {
         recorder_reset(rec);
         for (int i = 0; i < PARSER_PROCESSES; i++)
                 assert_se(kill(spinning[i], SIGKILL) == 0);
-        for (int answered = 0; answered < PARSER_PROCESSES;) {
-                assert_se(sd_bus_wait(a, UINT64_MAX) >= 0);
-                drain(a);
-                answered = 0;
-                for (int i = 0; i < PARSER_PROCESSES; i++)
-                        answered += pending[i].done;
-        }
+        for (int answered = 0; answered < PARSER_PROCESSES;)
+                answered = wait_answers(conns, pending, PARSER_PROCESSES);
         size_t at = recorder_wait(rec, "ProfileAdded", NULL);
         const Recorded *added = recorder_get(rec, at);
         _cleanup_free_ char *filename = harness_get_string(b, added->arg0, CM_PROFILE_IFACE, "Filename");
@@ -633,6 +521,7 @@ static void test_install_while_parsers_hang(void) {
                 free(pending[i].error_name);
                 free(pending[i].error_message);
                 sd_bus_slot_unref(slots[i]);
+                sd_bus_flush_close_unref(conns[i]);
         }
         printf("after the hung parsers were killed, the installed copy arrived\n");
         harness_assert_alive(h);

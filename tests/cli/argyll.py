@@ -1,8 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """What the tests that set tinct profile-build beside ArgyllCMS share (test-profile-build.py,
 test-printer-profile.py, test-profile-build-chart.py): a work directory with its checks,
-profcheck's scores, the tag table of a profile, and Argyll's runs, whose results are
-computed once per ./run-tests and shared between its passes.
+profcheck's scores, the tag table of a profile, Argyll's answers on fixed inputs (stored in
+the tree), and Argyll's runs, whose results are computed once per ./run-tests and shared
+between its passes.
+
+Stored answers (tests/data/argyll/, docs in its README): Argyll's figures on fixed inputs
+are facts, so a test run fits tinct's profiles only. answers.json holds, per test and case,
+what Argyll made of the case's inputs (colprof's profile scored on the verification chart,
+scanin + colprof on a chart image), the Argyll version that made them and a hash of the
+inputs. Answers.get() returns the stored answer when the installed Argyll is that version
+and the inputs hash the same; otherwise it says why and computes the answer afresh with
+Argyll (as slow as before; the comparison keeps its meaning). tests/cli/argyll-answers.sh
+stores new answers (TINCT_ARGYLL_RECORD=1: every answer computed, the inputs the tests
+generate with targen and fakeread written to tests/data/argyll/ too).
 
 The cache: with $TINCT_ARGYLL_CACHE set (run-tests gives each run a new directory), a run
 of an Argyll tool is keyed by a hash of the tool's binary (its version), its arguments and
@@ -15,6 +26,7 @@ is most of these tests' time."""
 
 import fcntl
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -24,6 +36,8 @@ import sys
 import tempfile
 
 _tool_digests = {}
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "argyll")
+ANSWERS = os.path.join(DATA, "answers.json")
 
 
 def _tool_digest(tool):
@@ -121,3 +135,100 @@ def sanitized():
     under sanitizers proves nothing new by (Argyll's figures, determinism) runs in the
     plain pass only."""
     return os.environ.get("TINCT_SANITIZED") == "1"
+
+
+def recording():
+    """True when tests/cli/argyll-answers.sh runs the tests to store Argyll's answers."""
+    return os.environ.get("TINCT_ARGYLL_RECORD") == "1"
+
+
+def argyll_version():
+    """The installed ArgyllCMS's version, as its tools print it ("Version 2.3.1")."""
+    r = subprocess.run(["colprof"], capture_output=True, text=True)
+    m = re.search(r"Version (\S+)", r.stdout + r.stderr)
+    return m.group(1) if m else None
+
+
+def _digest(parts):
+    """A hash of files (paths, less the time a CGATS file says it was written) and strings."""
+    h = hashlib.sha256()
+    for p in parts:
+        if isinstance(p, str) and os.path.isfile(p):
+            with open(p, "rb") as f:
+                h.update(re.sub(rb'\nCREATED "[^"\n]*"', b"", f.read()))
+        else:
+            h.update(str(p).encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+class Answers:
+    """Argyll's answers for one test, from tests/data/argyll/answers.json (see above)."""
+
+    def __init__(self, test):
+        if recording() and sanitized():
+            sys.exit("tests/cli/argyll-answers.sh records in a plain build (the sanitizer pass leaves cases out)")
+        self.test = test
+        self.version = argyll_version()
+        try:
+            with open(ANSWERS) as f:
+                self.stored = json.load(f)
+        except FileNotFoundError:
+            self.stored = {"argyll": None, "answers": {}}
+        self.same_version = self.stored.get("argyll") == self.version
+        if not recording() and not self.same_version:
+            print("note: ArgyllCMS %s is installed, the stored answers are %s's (tests/data/argyll): Argyll's "
+                  "answers are computed again on this run (slow); tests/cli/argyll-answers.sh stores new ones"
+                  % (self.version, self.stored.get("argyll")))
+
+    def get(self, case, inputs, compute):
+        """Argyll's answer (a JSON value) for case, made by compute() from the files and
+        values in inputs, from the store when it holds one for these inputs and this Argyll."""
+        key = self.test + "/" + case
+        digest = _digest(inputs)
+        entry = self.stored["answers"].get(key)
+        if not recording() and self.same_version:
+            if entry and entry["inputs"] == digest:
+                return entry["answer"]
+            print("note: %s: %s: Argyll's answer computed again (slow); tests/cli/argyll-answers.sh stores it"
+                  % (key, "the inputs differ from the stored answer's" if entry else "no stored answer"))
+        answer = compute()
+        if recording():
+            self._store(key, digest, answer)
+        return answer
+
+    def _store(self, key, digest, answer):
+        os.makedirs(DATA, exist_ok=True)
+        lock = os.open(DATA, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # the three tests may record at once
+            try:
+                with open(ANSWERS) as f:
+                    data = json.load(f)
+            except FileNotFoundError:
+                data = {}
+            if data.get("argyll") != self.version:
+                data = {"argyll": self.version, "answers": {}}
+            data["made_by"] = "tests/cli/argyll-answers.sh"
+            data["answers"][key] = {"inputs": digest, "answer": answer}
+            data["answers"] = dict(sorted(data["answers"].items()))
+            with open(ANSWERS + ".new", "w") as f:
+                json.dump(data, f, indent=1, sort_keys=True)
+                f.write("\n")
+            os.rename(ANSWERS + ".new", ANSWERS)
+        finally:
+            os.close(lock)
+
+
+def stored_inputs(w, test, names, make):
+    """The input files a test fits (names, in w's directory): copied from tests/data/argyll/TEST/,
+    or, when recording, made by make() (targen, fakeread) and stored there."""
+    d = os.path.join(DATA, test)
+    if recording():
+        make()
+        os.makedirs(d, exist_ok=True)
+        for n in names:
+            shutil.copy(w.path(n), os.path.join(d, n))
+        return
+    for n in names:
+        shutil.copy(os.path.join(d, n), w.path(n))

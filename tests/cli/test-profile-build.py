@@ -15,6 +15,10 @@ A third case reads a D65 display (DisplayCAL's laptop preset: sRGB-like curves, 
 offset), so that the white is far from D50 and the adaptation ('chad', v2's measured 'wtpt')
 matters to profcheck's absolute-colorimetric scores.
 
+The readings and colprof's scores are facts of Argyll's: stored in tests/data/argyll
+(argyll.py: made by tests/cli/argyll-answers.sh, computed again when the installed Argyll
+differs), so a run fits tinct's profiles only and scores them with profcheck.
+
 Debian's Argyll 2.3.1 cannot read ICC v4 profiles, so profcheck scores tinct's `--v2` output;
 the v4 profile must carry the same colorants, 'chad' and curves byte for byte (checked here).
 
@@ -31,7 +35,7 @@ import shutil
 import struct
 import sys
 
-from argyll import Work, tags as tag_table
+from argyll import Answers, Work, stored_inputs, tags as tag_table
 
 tinct, corpus = os.path.abspath(sys.argv[1]), sys.argv[2]
 TRUTH = os.path.join(corpus, "icc", "colord-tests--ibm-t61.icc")
@@ -57,19 +61,36 @@ def xyz_tag(b):
     return [v / 65536.0 for v in struct.unpack(">iii", b[8:20])]
 
 
-# --- charts and simulated readings ---
-shutil.copy(TRUTH, os.path.join(work, "truth.icc"))
-shutil.copy(TRUTH_D65, os.path.join(work, "truth-d65.icc"))
-w.argyll("targen", "-d3", "-G", "-e8", "-B4", "-s20", "-f200", "train", outputs=["train.ti1"])
-w.argyll("targen", "-d3", "-e4", "-B2", "-g10", "-f300", "-q", "verify", outputs=["verify.ti1"])
-for name in ("noisy", "d65"):
-    shutil.copy(os.path.join(work, "train.ti1"), os.path.join(work, name + ".ti1"))
-shutil.copy(os.path.join(work, "verify.ti1"), os.path.join(work, "verify-d65.ti1"))
-run("fakeread", "-S", "1", "truth.icc", "verify")
-run("fakeread", "-S", "2", "truth.icc", "train")
-run("fakeread", "-S", "3", "-R", "1.0", "truth.icc", "noisy")
-run("fakeread", "-S", "1", "truth-d65.icc", "verify-d65")
-run("fakeread", "-S", "2", "truth-d65.icc", "d65")
+# --- charts and simulated readings (stored in tests/data/argyll/display; made when recording) ---
+
+
+def make_readings():
+    shutil.copy(TRUTH, os.path.join(work, "truth.icc"))
+    shutil.copy(TRUTH_D65, os.path.join(work, "truth-d65.icc"))
+    w.argyll("targen", "-d3", "-G", "-e8", "-B4", "-s20", "-f200", "train", outputs=["train.ti1"])
+    w.argyll("targen", "-d3", "-e4", "-B2", "-g10", "-f300", "-q", "verify", outputs=["verify.ti1"])
+    for name in ("noisy", "d65"):
+        shutil.copy(os.path.join(work, "train.ti1"), os.path.join(work, name + ".ti1"))
+    shutil.copy(os.path.join(work, "verify.ti1"), os.path.join(work, "verify-d65.ti1"))
+    run("fakeread", "-S", "1", "truth.icc", "verify")
+    run("fakeread", "-S", "2", "truth.icc", "train")
+    run("fakeread", "-S", "3", "-R", "1.0", "truth.icc", "noisy")
+    run("fakeread", "-S", "1", "truth-d65.icc", "verify-d65")
+    run("fakeread", "-S", "2", "truth-d65.icc", "d65")
+
+
+stored_inputs(w, "display", ["train.ti3", "noisy.ti3", "d65.ti3", "verify.ti3", "verify-d65.ti3"], make_readings)
+answers = Answers("display")
+
+
+def colprof_scores(case, verify):
+    """Argyll's answer for a case: colprof -qm -as's profile scored by profcheck."""
+    # colprof names its output after the .ti3; give it a copy of its own.
+    shutil.copy(os.path.join(work, case + ".ti3"), os.path.join(work, case + "-argyll.ti3"))
+    w.argyll("colprof", "-qm", "-as", "-D", "colprof " + case, case + "-argyll", inputs=[case + "-argyll.ti3"],
+             outputs=[case + "-argyll.icc"])
+    return profcheck(verify + ".ti3", case + "-argyll.icc")
+
 
 # case: (training .ti3, verification .ti3, what it is)
 CASES = {
@@ -80,16 +101,13 @@ CASES = {
 results = {}
 for case, (verify, what) in CASES.items():
     print("%s:" % what)
-    # colprof names its output after the .ti3; give it a copy of its own.
-    shutil.copy(os.path.join(work, case + ".ti3"), os.path.join(work, case + "-argyll.ti3"))
-    w.argyll("colprof", "-qm", "-as", "-D", "colprof " + case, case + "-argyll", inputs=[case + "-argyll.ti3"],
-             outputs=[case + "-argyll.icc"])
     r = run(tinct, "profile-build", case + ".ti3", "-o", case + "-tinct-v2.icc", "--v2",
             "--description", "tinct " + case)
     print("    tinct's own report: " + r.stdout.strip().replace("\n", "\n        "))
     run(tinct, "profile-build", "-q", case + ".ti3", "-o", case + "-tinct.icc")
     res = {"tinct": profcheck(verify + ".ti3", case + "-tinct-v2.icc"),
-           "colprof": profcheck(verify + ".ti3", case + "-argyll.icc")}
+           "colprof": answers.get(case, ["colprof -qm -as", w.path(case + ".ti3"), w.path(verify + ".ti3")],
+                                  lambda: colprof_scores(case, verify))}
     results[case] = res
     for who in ("tinct", "colprof"):
         print("    %-8s verification dE2000: mean %.4f  max %.4f  rms %.4f" %
@@ -214,5 +232,16 @@ r = run(tinct, "profile-build", "nonexistent.ti3", "-o", "x.icc", ok=False)
 check(r.returncode == 1 and "nonexistent.ti3" in r.stderr, "missing file: exit %d" % r.returncode)
 r = run(tinct, "profile-build", "train.ti3", ok=False)
 check(r.returncode == 2 and "Usage" in r.stderr, "no -o: usage, exit 2")
+
+# Options that do not apply to what was asked: usage errors (exit 2), nothing written.
+print("options that do not apply:")
+for opts, message in ((["--ink-limit", "300"], "--ink-limit is for printers"),
+                      (["--black", "max"], "--black is for printers"),
+                      (["--corners", "1,2,3,4,5,6,7,8"], "--corners is for an input profile from an image"),
+                      (["--model", "lut"], "--model is for an input profile from an image")):
+    r = run(tinct, "profile-build", "train.ti3", "-o", "x.icc", *opts, ok=False)
+    check(r.returncode == 2 and message in r.stderr and "Usage: tinct profile-build" in r.stderr
+          and not os.path.exists(os.path.join(work, "x.icc")), "%s on a display's file: exit %d, %r"
+          % (opts[0], r.returncode, r.stderr.strip().split("\n")[0]))
 
 w.finish()

@@ -7,8 +7,12 @@ SetEnv, its filters' and backends'). The harness points
 tinctd's CUPS_SERVER at <tmp>/cups/cups.sock, so a Cupsd rooted at <tmp>/cups is the one the
 daemon follows."""
 
+import http.server
 import os
+import signal
+import socket
 import subprocess
+import threading
 import time
 
 import compat
@@ -154,3 +158,102 @@ class Signals:
 
 def prop(conn, path, iface, name):
     return compat.call(conn, path, "org.freedesktop.DBus.Properties", "Get", "ss", [iface, name], reply="v")[0]
+
+
+class ProfileServer:
+    """A printer's web server for its profiles on 127.0.0.1: files maps a name to its bytes,
+    served as application/vnd.iccprofile (everything else is a 404)."""
+
+    def __init__(self, files):
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *_args):
+                pass
+
+            def do_GET(self):
+                body = files.get(self.path.strip("/"))
+                self.send_response(200 if body is not None else 404)
+                self.send_header("Content-Type", "application/vnd.iccprofile" if body is not None else "text/plain")
+                body = body if body is not None else b"not here"
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.base = "http://127.0.0.1:%d/" % self.server.server_address[1]
+
+    def stop(self):
+        self.server.shutdown()
+
+
+class Ippeveprinter:
+    """ippeveprinter (Debian's cups-ipp-utils) on 127.0.0.1 with a printer-uuid and
+    printer-icc-profiles: profiles is a list of (profile-name, profile-url). No DNS-SD (-r off):
+    a queue names its URI."""
+
+    def __init__(self, env, uuid, profiles):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        attrs = os.path.join(env.tmp, "ippeve-attrs-%d" % self.port)
+        with open(attrs, "w") as f:
+            f.write("ATTR uri printer-uuid urn:uuid:%s\n" % uuid)
+            f.write("ATTR mimeMediaType document-format-supported image/pwg-raster\n")
+            f.write("ATTR boolean color-supported true\n")
+            f.write('ATTR text printer-make-and-model "Tinct Everywhere"\n')
+            f.write("ATTR collection printer-icc-profiles " + ",".join(
+                '{ MEMBER name profile-name "%s" MEMBER uri profile-url "%s" }' % (name, url)
+                for name, url in profiles) + "\n")
+        self.proc = subprocess.Popen(
+            ["ippeveprinter", "-a", attrs, "-n", "localhost", "-p", str(self.port), "-r", "off", "Tinct Everywhere"],
+            env=env._env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+        def listening():
+            if self.proc.poll() is not None:
+                raise AssertionError("ippeveprinter exited: " + self.proc.stdout.read().decode(errors="replace"))
+            with socket.socket() as s:
+                return s.connect_ex(("127.0.0.1", self.port)) == 0
+        wait_until("ippeveprinter", listening)
+        self.uri = "ipp://localhost:%d/ipp/print" % self.port
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=30)
+
+
+def parser_processes(daemon_pid):
+    """The daemon's live tinct-parse children (by their parent in /proc/PID/stat)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        head, _, rest = stat.rpartition(")")
+        fields = rest.split()
+        if head.endswith("(tinct-parse") and len(fields) > 1 and fields[0] != "Z" and int(fields[1]) == daemon_pid:
+            found.append(int(name))
+    return found
+
+
+def hung_parsers(daemon_pid):
+    """Those looping on a "TINCT-TEST:hang" input: the hook blocks SIGUSR2 before it loops
+    (src/sandbox/parse-helper.c), no other parser does."""
+    hung = []
+    for pid in parser_processes(daemon_pid):
+        try:
+            with open("/proc/%d/status" % pid) as f:
+                blocked = next((int(line.split()[1], 16) for line in f if line.startswith("SigBlk:")), 0)
+        except OSError:
+            continue
+        if blocked >> (signal.SIGUSR2 - 1) & 1:
+            hung.append(pid)
+    return hung
+
+
+def hang_input():
+    """An input on which a development build's parser loops for ever (docs/sandbox.md)."""
+    return b"TINCT-TEST:hang".ljust(36, b"\0") + b"acsp" + b"\0" * 216

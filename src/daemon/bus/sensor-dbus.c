@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bus-errors.h"
+#include "bus-order.h"
 #include "daemon-dbus.h"
 #include "log.h"
 #include "polkit.h"
@@ -122,10 +123,14 @@ static int method_get_sample(sd_bus_message *msg, void *userdata, sd_bus_error *
 
         if (!(s->pending_cap = strdup(cap)))
                 return -ENOMEM;
-        s->pending = sd_bus_message_ref(msg);
+        s->pending = bus_call_keep(s->manager->bus_order, msg);
+        if (!s->pending) {
+                s->pending_cap = mfree(s->pending_cap);
+                return -ENOMEM;
+        }
         r = s->driver->sample(s);
         if (r < 0) {
-                s->pending = sd_bus_message_unref(s->pending);
+                s->pending = bus_call_free(s->pending);
                 s->pending_cap = mfree(s->pending_cap);
                 return bus_error_set(error, DOMAIN_SENSOR, BUS_ERR_INTERNAL, "cannot start the reading: %s", strerror(-r));
         }

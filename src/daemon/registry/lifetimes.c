@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bus-errors.h"
+#include "bus-order.h"
 #include "client.h"
 #include "device.h"
 #include "device-source.h"
@@ -106,6 +107,7 @@ Manager *manager_free(Manager *m) {
         hashmap_free(m->owner_suffixes);
         profile_watch_free(m->profile_watch);
         manager_stop_sources(m);
+        bus_order_free(m->bus_order); /* after everything that keeps a call */
         hashmap_free(m->devices_by_path);
         chain_index_done(&m->devices_by_id);
         hashmap_free(m->profiles_by_path);
@@ -173,9 +175,16 @@ static bool metadata_pair_allowed(Manager *m, Device *d, Profile *p) {
         uint64_t ts;
         if (m->store && store_mapping_get(m->store, device_mapping_layer(d), d->id, p->id, &ts) == 0 && ts == 0)
                 return false; /* the user removed it before (for this device's owner, row 64) */
-        if (profile_is_edid(p) && !strv_isempty(profile_warnings(p)))
+        if (!profile_is_edid(p))
+                return true;
+        char *const *w = profile_warnings(p);
+        if (!w) {
+                /* Not known yet: computed in a parser process, the pair is tried again then
+                 * (manager_profile_warnings_known()); the loop never computes them itself. */
+                (void) profile_warnings_request(p, NULL);
                 return false;
-        return true;
+        }
+        return strv_isempty(w);
 }
 
 static void auto_add_for_device(Manager *m, Device *d) {
@@ -243,6 +252,17 @@ static void auto_add_for_profile(Manager *m, Profile *p) {
                         device_touch(d);
                         device_emit_relations_changed(d, true, NULL);
                 }
+        }
+}
+
+void manager_profile_warnings_known(Manager *m, Profile *p) {
+        /* The pair metadata_pair_allowed() left for later: the profile's own target. */
+        const char *target = strmap_get(&p->metadata, "MAPPING_device_id");
+        Device *d = target && profile_is_edid(p) ? manager_find_device_by_id(m, target, p->owner) : NULL;
+        if (d && !device_find_profile(d, p) && metadata_pair_allowed(m, d, p) &&
+            device_add_profile(d, p, false, now(CLOCK_REALTIME)) >= 0) {
+                device_touch(d);
+                device_emit_relations_changed(d, true, NULL);
         }
 }
 

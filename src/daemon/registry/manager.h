@@ -42,6 +42,7 @@ typedef struct ManagerConfig {
 typedef struct Manager {
         sd_event *event;
         sd_bus *bus;
+        struct BusOrder *bus_order; /* each client's calls answered in order (bus-order.h) */
         Store *store;
         struct Parser *parser;      /* every ICC and EDID parse goes through it (docs/sandbox.md) */
         ManagerConfig config;
@@ -108,6 +109,9 @@ int manager_add_device(Manager *m, Device *d);
 void manager_remove_device(Manager *m, Device *d); /* emits DeviceRemoved, frees */
 /* auto_add: run automatic assignment (client-created profiles only, colord §5.5). */
 int manager_add_profile(Manager *m, Profile *p, bool auto_add);
+/* p's warnings were not known when it was paired with its MAPPING_device_id and are now
+ * (profile-warnings.h): the pair is tried again. */
+void manager_profile_warnings_known(Manager *m, Profile *p);
 void manager_remove_profile(Manager *m, Profile *p); /* detaches from devices, emits, frees */
 /* profile_set_property() for a registered profile: keeps the indexes right. */
 int manager_profile_set_property(Manager *m, Profile *p, const char *key, const char *value,

@@ -4,12 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus-order.h"
 #include "log.h"
 
 typedef struct PendingAuth {
         Manager *manager;
         ListLink link;
-        sd_bus_message *msg;
+        BusCall *call;      /* the method call being authorized */
         sd_bus_slot *slot;
         char *action;
         BusDomain domain;
@@ -21,7 +22,7 @@ static PendingAuth *pending_free(PendingAuth *p) {
                 return NULL;
         list_unlink(&p->manager->pending_auths, &p->link);
         sd_bus_slot_unref(p->slot);
-        sd_bus_message_unref(p->msg);
+        bus_call_free(p->call);
         free(p->action);
         free(p);
         return NULL;
@@ -68,21 +69,23 @@ static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
 
         /* The caller may have left while we waited: then its identity lookup fails. */
         Client *c;
-        if (manager_get_client(m, p->msg, &c) < 0) {
+        if (manager_get_client(m, p->call->msg, &c) < 0) {
                 bus_error_set(&error, p->domain, BUS_ERR_FAILED_TO_AUTHENTICATE, "could not get uid of caller");
                 goto deny;
         }
-        sd_bus_message *msg = sd_bus_message_ref(p->msg);
+        /* Kept until the continuation has run: one that answers later keeps the call again
+         * first, so the caller's next calls go on waiting (bus-order.h). */
+        BusCall *call = TAKE_PTR(p->call);
         AuthContinuation cont = p->cont;
         pending_free(p);
         c->authorized = true;
-        run_continuation(m, msg, cont, c);
-        sd_bus_message_unref(msg);
+        run_continuation(m, call->msg, cont, c);
+        bus_call_free(call);
         return 0;
 
 deny:
-        log_debug("Denied %s to %s: %s", p->action, strempty(sd_bus_message_get_sender(p->msg)), error.message);
-        (void) sd_bus_reply_method_error(p->msg, &error);
+        log_debug("Denied %s to %s: %s", p->action, strempty(sd_bus_message_get_sender(p->call->msg)), error.message);
+        (void) sd_bus_reply_method_error(p->call->msg, &error);
         pending_free(p);
         return 0;
 }
@@ -124,10 +127,10 @@ static int authorize(Manager *m, sd_bus_message *msg, const char *action, BusDom
         p->manager = m;
         p->domain = domain;
         p->cont = cont;
-        p->msg = sd_bus_message_ref(msg);
+        p->call = bus_call_keep(m->bus_order, msg);
         p->action = strdup(action);
         list_append(&m->pending_auths, &p->link);
-        if (!p->action) {
+        if (!p->call || !p->action) {
                 pending_free(p);
                 return -ENOMEM;
         }

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "bus-errors.h"
+#include "bus-order.h"
 #include "fileio.h"
 #include "icc-info.h"
 #include "log.h"
@@ -94,9 +95,9 @@ struct ProfileLoad {
         ListLink link;          /* in Manager.loads_pending */
         Manager *manager;
         Profile *profile;
-        sd_bus_message *msg;
+        BusCall *call;          /* the caller's order waits for it (bus-order.h) */
         uid_t uid;
-        ParserCall *call;
+        ParserCall *parse;
         ProfileLoadContinuation cont;
         void *userdata;
         void (*free_userdata)(void *);
@@ -106,9 +107,9 @@ static ProfileLoad *load_free(ProfileLoad *l) {
         if (!l)
                 return NULL;
         list_unlink(&l->manager->loads_pending, &l->link);
-        parser_call_cancel(l->call);
+        parser_call_cancel(l->parse);
         profile_free(l->profile);
-        sd_bus_message_unref(l->msg);
+        bus_call_free(l->call);
         if (l->free_userdata)
                 l->free_userdata(l->userdata);
         free(l);
@@ -120,20 +121,20 @@ static void on_parsed(int r, IccInfo *info, const char *why, uint8_t *data, size
         _cleanup_(icc_info_freep) IccInfo *owned_info = info;
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
 
-        l->call = NULL; /* done: nothing to cancel */
+        l->parse = NULL; /* done: nothing to cancel */
         if (r < 0) {
                 free(data);
                 r = parse_error(r, why, &error);
         } else
                 r = apply_parsed(l->profile, info, data, size, &error);
         if (r >= 0)
-                r = l->cont(l->msg, l->manager, &l->profile, l->userdata, &error);
+                r = l->cont(l->call->msg, l->manager, &l->profile, l->userdata, &error);
         /* The caller may have left meanwhile: then the answer goes nowhere, which is fine. */
         if (r < 0) {
                 if (sd_bus_error_is_set(&error))
-                        (void) sd_bus_reply_method_error(l->msg, &error);
+                        (void) sd_bus_reply_method_error(l->call->msg, &error);
                 else
-                        (void) sd_bus_reply_method_errno(l->msg, r, NULL);
+                        (void) sd_bus_reply_method_errno(l->call->msg, r, NULL);
         }
         load_free(l);
 }
@@ -157,18 +158,20 @@ int profile_load_async(Profile *p, uint8_t *data, size_t size, sd_bus_message *m
                                      LIMIT_PENDING_LOADS, LIMIT_PENDING_LOADS_PER_UID);
         }
         ProfileLoad *l = calloc(1, sizeof *l);
-        if (!l) {
+        BusCall *call = l ? bus_call_keep(m->bus_order, msg) : NULL;
+        if (!call) {
+                free(l);
                 if (free_userdata)
                         free_userdata(userdata);
                 return -ENOMEM;
         }
-        *l = (ProfileLoad) { .manager = m, .profile = TAKE_PTR(owned_profile), .msg = sd_bus_message_ref(msg),
+        *l = (ProfileLoad) { .manager = m, .profile = TAKE_PTR(owned_profile), .call = call,
                              .uid = uid, .cont = cont, .userdata = userdata, .free_userdata = free_userdata };
         list_append(&m->loads_pending, &l->link);
         /* With the Warnings: only this caller waits for the colour transforms, and a profile
          * whose transforms are slow fails here, in its process, instead of in a later read of
          * its Warnings property, which the loop would have to wait for. */
-        int r = parser_icc_info_async(m->parser, TAKE_PTR(owned_data), size, 0, on_parsed, l, &l->call);
+        int r = parser_icc_info_async(m->parser, TAKE_PTR(owned_data), size, 0, on_parsed, l, &l->parse);
         if (r < 0) {
                 load_free(l);
                 return bus_error_set(error, DOMAIN_PROFILE, BUS_ERR_FAILED_TO_READ, "failed to load: %s", strerror(-r));

@@ -9,9 +9,19 @@
 
 #include "profile.h"
 
-/* The profile's warnings, computed now if they were left for later. Never NULL; a file
- * that cannot be read any more has none (the profile watch will drop it). */
+/* The profile's warnings, or NULL while they are not known: the loop never computes them
+ * itself (docs/sandbox.md). A file that cannot be read any more has none. */
 char *const *profile_warnings(Profile *p);
+
+/* Has them computed now (in a parser process) unless known or under way; the manager hears
+ * when they are (manager_profile_warnings_known()). waiter, when not NULL, is a call kept
+ * until then and dispatched again after (bus-order.h). Returns 1 when waiter waits. */
+struct BusCall;
+int profile_warnings_request(Profile *p, struct BusCall *waiter);
+
+/* The bus-order prepare hook (bus-order.h): a Properties.Get of Warnings or a GetAll of a
+ * profile whose warnings are not known waits for them (only that caller waits). */
+int profile_warnings_prepare(sd_bus_message *msg, void *userdata);
 
 /* Called when a profile joins or leaves the registry: one without warnings is queued for
  * the background pass. */

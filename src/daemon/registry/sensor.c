@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bus-order.h"
 #include "signals.h"
 
 #define SENSOR_PICTURE_DIR "/usr/share/colord/icons"
@@ -95,7 +96,7 @@ Sensor *sensor_free(Sensor *s) {
         sd_event_source_disable_unref(s->timer);
         if (s->driver->done)
                 s->driver->done(s);
-        sd_bus_message_unref(s->pending);
+        bus_call_free(s->pending);
         free(s->pending_cap);
         free(s->id);
         free(s->path);
@@ -111,7 +112,7 @@ Sensor *sensor_free(Sensor *s) {
         return NULL;
 }
 
-static sd_bus_message *finish_reading(Sensor *s) {
+static BusCall *finish_reading(Sensor *s) {
         s->timer = sd_event_source_disable_unref(s->timer);
         s->pending_cap = mfree(s->pending_cap);
         if (!streq(s->state, "idle")) {
@@ -122,15 +123,15 @@ static sd_bus_message *finish_reading(Sensor *s) {
 }
 
 void sensor_reply_sample(Sensor *s, const double xyz[3]) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = finish_reading(s);
-        if (msg)
-                (void) sd_bus_reply_method_return(msg, "ddd", xyz[0], xyz[1], xyz[2]);
+        _cleanup_(bus_call_freep) BusCall *call = finish_reading(s);
+        if (call)
+                (void) sd_bus_reply_method_return(call->msg, "ddd", xyz[0], xyz[1], xyz[2]);
 }
 
 void sensor_reply_error(Sensor *s, const char *error_name, const char *message) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = finish_reading(s);
-        if (msg)
-                (void) sd_bus_reply_method_errorf(msg, error_name, "%s", message);
+        _cleanup_(bus_call_freep) BusCall *call = finish_reading(s);
+        if (call)
+                (void) sd_bus_reply_method_errorf(call->msg, error_name, "%s", message);
 }
 
 void sensor_abort(Sensor *s, const char *error_name, const char *message) {

@@ -52,7 +52,7 @@ struct Sensor {
         char *lock_holder;  /* unique name of the client holding the lock */
         double sample[3];   /* the dummy's fake RGB reading; with sim, the RGB the virtual display shows */
         SensorSim *sim;     /* the dummy's virtual display (--dummy-sensor-display), or NULL */
-        sd_bus_message *pending; /* GetSample in progress */
+        struct BusCall *pending; /* GetSample in progress */
         char *pending_cap;
         sd_event_source *timer;  /* the dummy's delayed answer */
         Spotread *spotread;      /* argyll: the running spotread, or NULL */

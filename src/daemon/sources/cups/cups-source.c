@@ -36,12 +36,38 @@ typedef struct CupsQueue {
         CupsWatch *watch;
         char *device_uri;
         char *fetched_uri;      /* the printer URI last asked by tinct-fetch */
-        FetchRun *run;
+        FetchRun *run;          /* asking the printer, then until its profiles are parsed (the bytes are its) */
+        FetchReply *reply;      /* its answer, while its profiles are parsed one at a time */
+        size_t next_profile;    /* in reply */
         char *uuid;             /* the printer's own printer-uuid, lower case */
         char *identity;         /* cups_identity(): the key its hard choices are kept under too */
         char **vendor_profiles; /* ids of the profiles made from printer-icc-profiles */
+        List parsing;           /* VendorParse: its vendor profile in a parser process */
         Device *decorated;      /* the device that got the identity and vendor profiles last */
 } CupsQueue;
+
+/* A vendor profile being parsed: asynchronously, so that what a printer sends delays no
+ * client (docs/sandbox.md, "Who waits"). */
+typedef struct VendorParse {
+        CupsQueue *queue;
+        ListLink link;          /* in CupsQueue.parsing */
+        char *id, *name, *url;
+        char **media_types;
+        ParserCall *call;
+} VendorParse;
+
+static VendorParse *vendor_parse_free(VendorParse *v) {
+        if (!v)
+                return NULL;
+        list_unlink(&v->queue->parsing, &v->link);
+        parser_call_cancel(v->call);
+        free(v->id);
+        free(v->name);
+        free(v->url);
+        strv_free(v->media_types);
+        free(v);
+        return NULL;
+}
 
 struct CupsWatch {
         const CupsConfig *config;   /* tinctd's, for as long as the source runs */
@@ -65,6 +91,11 @@ static const char *const requested[] = {
 
 static CupsQueue *queue_free(CupsQueue *q) {
         if (q) {
+                while (q->parsing.size > 0)
+                        vendor_parse_free(list_entry(q->parsing.head.next, VendorParse, link));
+                if (q->reply)
+                        fetch_reply_done(q->reply);
+                free(q->reply);
                 fetch_run_free(q->run);
                 free(q->name);
                 free(q->signature);
@@ -231,21 +262,15 @@ static char *vendor_profile_id(const CupsQueue *q, const char *name) {
         return asprintf(&id, "cups-%s-%s", q->name, name) < 0 ? NULL : id;
 }
 
-static int vendor_profile(CupsWatch *w, CupsQueue *q, const FetchProfile *f, char *const *media_types) {
-        Manager *m = w->manager;
-        _cleanup_free_ char *id = vendor_profile_id(q, f->name);
-        if (!id)
-                return -ENOMEM;
-        if (manager_find_profile_by_id(m, id))
+static void vendor_next(CupsQueue *q);
+
+/* The rest of a vendor profile once parsed: its file and its profile object. */
+static int vendor_profile_add(CupsQueue *q, const VendorParse *v, const IccInfo *info, const uint8_t *icc,
+                              size_t icc_len) {
+        Manager *m = q->watch->manager;
+        const char *id = v->id;
+        if (manager_find_profile_by_id(m, id)) /* the same profile, from an answer parsed meanwhile */
                 return strv_contains(q->vendor_profiles, id) ? 0 : strv_extend(&q->vendor_profiles, id);
-        _cleanup_(icc_info_freep) IccInfo *info = NULL;
-        _cleanup_free_ char *why = NULL;
-        int r = parser_icc_info(m->parser, f->icc, f->icc_len, 0, &info, &why);
-        if (r < 0) {
-                log_warning("Printer %s: profile %s from %s is not a usable ICC profile: %s", q->name, f->name, f->url,
-                            why ?: strerror(-r));
-                return 0;
-        }
         /* A file, because print filters read a profile by its Filename. */
         _cleanup_free_ char *dir = NULL, *path = NULL;
         char hex[33];
@@ -254,15 +279,15 @@ static int vendor_profile(CupsWatch *w, CupsQueue *q, const FetchProfile *f, cha
                 return -ENOMEM;
         if (mkdir(dir, 0755) < 0 && errno != EEXIST)
                 return log_warning_errno(errno, "Cannot create %s: %m", dir);
-        r = write_file_atomic(path, f->icc, f->icc_len, 0644, WRITE_SKIP_IF_SAME);
+        int r = write_file_atomic(path, icc, icc_len, 0644, WRITE_SKIP_IF_SAME);
         if (r < 0)
                 return log_warning_errno(r, "Cannot write %s: %m", path);
-        _cleanup_free_ char *qualifier = cups_profile_qualifier(f->name, info->colorspace, media_types);
+        _cleanup_free_ char *qualifier = cups_profile_qualifier(v->name, info->colorspace, v->media_types);
         _cleanup_(profile_freep) Profile *p = NULL;
         if (!qualifier || profile_new(m, id, 0, SCOPE_NORMAL, &p) < 0)
                 return -ENOMEM;
-        r = profile_set_file(p, path, info, (const char *const[]) { "PRINTER_profile_name", f->name,
-                                                                    "PRINTER_profile_url", f->url, NULL });
+        r = profile_set_file(p, path, info, (const char *const[]) { "PRINTER_profile_name", v->name,
+                                                                    "PRINTER_profile_url", v->url, NULL });
         if (r >= 0)
                 r = profile_set_property(p, "Qualifier", qualifier, NULL);
         if (r >= 0)
@@ -273,13 +298,82 @@ static int vendor_profile(CupsWatch *w, CupsQueue *q, const FetchProfile *f, cha
         if (r < 0)
                 return r;
         TAKE_PTR(p);
-        log_info("Printer %s: vendor profile %s (%s) as %s", q->name, f->name, qualifier, id);
+        log_info("Printer %s: vendor profile %s (%s) as %s", q->name, v->name, qualifier, id);
         return strv_extend(&q->vendor_profiles, id);
+}
+
+static void on_vendor_parsed(int r, IccInfo *info, const char *why, uint8_t *data, size_t size, void *userdata) {
+        VendorParse *v = userdata;
+        CupsQueue *q = v->queue;
+        _cleanup_(icc_info_freep) IccInfo *owned_info = info;
+        _cleanup_free_ uint8_t *owned_data = data;
+
+        v->call = NULL; /* answered: nothing to cancel */
+        if (r < 0)
+                log_warning("Printer %s: profile %s from %s is not a usable ICC profile: %s", q->name, v->name, v->url,
+                            why ?: strerror(-r));
+        else {
+                r = vendor_profile_add(q, v, info, data, size);
+                if (r < 0)
+                        log_warning_errno(r, "Printer %s: cannot register profile %s: %m", q->name, v->name);
+        }
+        vendor_parse_free(v);
+        vendor_next(q);
+}
+
+/* Starts the parse of one vendor profile (the bytes copied: they are the reply's), or notes
+ * one that exists already. */
+static int vendor_profile(CupsWatch *w, CupsQueue *q, const FetchProfile *f, char *const *media_types) {
+        Manager *m = w->manager;
+        _cleanup_free_ char *id = vendor_profile_id(q, f->name);
+        if (!id)
+                return -ENOMEM;
+        if (manager_find_profile_by_id(m, id))
+                return strv_contains(q->vendor_profiles, id) ? 0 : strv_extend(&q->vendor_profiles, id);
+        VendorParse *v = calloc(1, sizeof *v);
+        if (!v)
+                return -ENOMEM;
+        v->queue = q;
+        list_append(&q->parsing, &v->link);
+        v->id = TAKE_PTR(id);
+        v->name = strdup(f->name);
+        v->url = strdup(f->url);
+        v->media_types = strv_copy(media_types);
+        uint8_t *icc = malloc(f->icc_len ?: 1);
+        if (icc)
+                memcpy(icc, f->icc, f->icc_len);
+        if (!v->name || !v->url || (media_types && !v->media_types) || !icc) {
+                free(icc);
+                vendor_parse_free(v);
+                return -ENOMEM;
+        }
+        int r = parser_icc_info_async(m->parser, icc, f->icc_len, 0, on_vendor_parsed, v, &v->call);
+        if (r < 0)
+                vendor_parse_free(v);
+        return r;
+}
+
+/* The printer's profiles are parsed one at a time, each copied out of the answer only when
+ * its turn comes: a loop iteration handles one of them, never the whole answer (16 profiles
+ * of 4 MB, bench/bench-printer.py). The device gets them once the last is done. */
+static void vendor_next(CupsQueue *q) {
+        while (q->reply && q->next_profile < q->reply->n_profiles) {
+                const FetchProfile *f = &q->reply->profiles[q->next_profile++];
+                int r = vendor_profile(q->watch, q, f, q->reply->media_types);
+                if (r < 0)
+                        log_warning_errno(r, "Printer %s: cannot register profile %s: %m", q->name, f->name);
+                if (q->parsing.size > 0)
+                        return; /* on_vendor_parsed() goes on */
+        }
+        if (q->reply)
+                fetch_reply_done(q->reply);
+        q->reply = mfree(q->reply);
+        q->run = fetch_run_free(q->run);
+        decorate(q->watch, q, true);
 }
 
 static void on_fetched(FetchRun *run, int error, FetchReply *reply, void *userdata) {
         CupsQueue *q = userdata;
-        CupsWatch *w = q->watch;
         if (error < 0) {
                 log_warning_errno(error, "Printer %s: tinct-fetch gave no usable answer for %s: %m", q->name,
                                   q->fetched_uri);
@@ -301,15 +395,16 @@ static void on_fetched(FetchRun *run, int error, FetchReply *reply, void *userda
                         q->uuid = TAKE_PTR(uuid);
                 }
         }
-        for (size_t i = 0; i < reply->n_profiles; i++) {
-                int r = vendor_profile(w, q, &reply->profiles[i], reply->media_types);
-                if (r < 0)
-                        log_warning_errno(r, "Printer %s: cannot register profile %s: %m", q->name,
-                                          reply->profiles[i].name);
+        q->reply = malloc(sizeof *q->reply);
+        if (!q->reply) {
+                log_oom();
+                fetch_reply_done(reply);
+                q->run = fetch_run_free(q->run);
+                return;
         }
-        fetch_reply_done(reply);
-        q->run = fetch_run_free(q->run);
-        decorate(w, q, true);
+        *q->reply = *reply; /* its strings are the queue's now, its bytes stay in q->run */
+        q->next_profile = 0;
+        vendor_next(q);
 }
 
 static void queue_fetch(CupsWatch *w, CupsQueue *q) {
@@ -435,8 +530,10 @@ static int queue_update(CupsWatch *w, const CupsPrinter *pr) {
         int r;
         if (!q) {
                 q = calloc(1, sizeof *q);
-                if (q)
+                if (q) {
                         q->watch = w;
+                        list_init(&q->parsing);
+                }
                 if (!q || !(q->name = strdup(pr->name))) {
                         queue_free(q);
                         return -ENOMEM;

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Display discovery (see display.h): reading the DRM connectors from sysfs, making the
  * display devices and their EDID profiles, and a debounced rescan on every drm event of
- * udev-source.h. The naming and diff rules are in display-scan.c. */
+ * udev-source.h, whose parses after start-up are made ahead in the parser processes, so that
+ * a monitor's EDID never makes the loop wait (docs/sandbox.md). The naming and diff rules
+ * are in display-scan.c. */
 #include "display.h"
 
 #include <ctype.h>
@@ -29,6 +31,22 @@
 #include "profile.h"
 #include "udev-source.h"
 
+/* A parse made ahead: its answer, by the MD5 of the bytes parsed. */
+typedef struct Prepared {
+        char key[33];
+        int r;
+        char *why;
+        Edid *edid;             /* an EDID's */
+        IccInfo *info;          /* a generated profile's */
+} Prepared;
+
+typedef struct PrepareCall {
+        DisplayWatch *watch;
+        ListLink link;          /* in DisplayWatch.preparing */
+        ParserCall *call;
+        char key[33];
+} PrepareCall;
+
 /* One plug makes several events (status, then edid; or a burst from the kernel): one rescan. */
 #define RESCAN_DELAY_USEC (50 * 1000ULL)
 #define EDID_MAX_SIZE (EDID_MAX_BLOCKS * EDID_BLOCK_SIZE)
@@ -44,11 +62,48 @@ struct DisplayWatch {
 
         UdevSource *source;     /* drm events: any of them means "look again" */
         Debounce *rescan;
+
+        /* After start-up a rescan's parses are made ahead, asynchronously (docs/sandbox.md):
+         * the EDIDs and their generated profiles' read-backs, by the MD5 of their bytes; the
+         * rescan runs once all are answered and finds them here. */
+        bool started;
+        Prepared *prepared;
+        size_t n_prepared;
+        List preparing;         /* PrepareCall: answers awaited */
 };
+
+static PrepareCall *prepare_call_free(PrepareCall *c) {
+        if (!c)
+                return NULL;
+        list_unlink(&c->watch->preparing, &c->link);
+        parser_call_cancel(c->call);
+        free(c);
+        return NULL;
+}
+
+static void prepared_clear(DisplayWatch *w) {
+        for (size_t i = 0; i < w->n_prepared; i++) {
+                free(w->prepared[i].why);
+                edid_free(w->prepared[i].edid);
+                icc_info_free(w->prepared[i].info);
+        }
+        w->prepared = mfree(w->prepared);
+        w->n_prepared = 0;
+}
+
+static Prepared *prepared_find(DisplayWatch *w, const char *key) {
+        for (size_t i = 0; i < w->n_prepared; i++)
+                if (streq(w->prepared[i].key, key))
+                        return &w->prepared[i];
+        return NULL;
+}
 
 DisplayWatch *display_watch_free(DisplayWatch *w) {
         if (!w)
                 return NULL;
+        while (w->preparing.size > 0)
+                prepare_call_free(list_entry(w->preparing.head.next, PrepareCall, link));
+        prepared_clear(w);
         /* Devices and profiles belong to the manager, which frees them itself. */
         udev_source_free(w->source);
         debounce_free(w->rescan);
@@ -89,6 +144,26 @@ static bool connector_connected(const char *dir) {
 }
 
 /* Reads one connector; 0 with nothing added when it is not connected or has no usable EDID. */
+/* The parsed EDID: made ahead (borrowed), or parsed now (start-up: *ret_owned). */
+static int edid_of(DisplayWatch *w, const uint8_t *data, size_t size, const Edid **ret, Edid **ret_owned,
+                   char **ret_why) {
+        char key[33];
+        md5_hex(data, size, key);
+        const Prepared *p = prepared_find(w, key);
+        if (p && p->r < 0) {
+                *ret_why = p->why ? strdup(p->why) : NULL;
+                return p->r;
+        }
+        if (p && p->edid) {
+                *ret = p->edid;
+                return 0;
+        }
+        int r = parser_edid(w->manager->parser, data, size, ret_owned, ret_why);
+        if (r >= 0)
+                *ret = *ret_owned;
+        return r;
+}
+
 static int read_connector(DisplayWatch *w, const char *name, DisplayList *into) {
         _cleanup_free_ char *xrandr = NULL, *dir = NULL, *path = NULL, *plain = NULL;
         _cleanup_free_ uint8_t *edid = NULL;
@@ -113,18 +188,19 @@ static int read_connector(DisplayWatch *w, const char *name, DisplayList *into) 
                 return 0;
         }
         _cleanup_free_ char *why = NULL;
-        r = parser_edid(w->manager->parser, edid, size, &e, &why);
+        const Edid *parsed;
+        r = edid_of(w, edid, size, &parsed, &e, &why);
         if (r < 0) {
                 log_notice("%s: ignoring the display, its EDID is not usable: %s", name, why ? why : edid_strerror(r));
                 return 0;
         }
-        r = edid_icc_params_init_named(&params, e, CMF_BINARY);
+        r = edid_icc_params_init_named(&params, parsed, CMF_BINARY);
         if (r >= 0 && !(plain = edid_icc_display_id(&params, xrandr)))
                 r = -ENOMEM;
         edid_icc_params_done(&params);
         if (r < 0)
                 return r;
-        r = display_list_add(into, strdup(name), TAKE_PTR(xrandr), TAKE_PTR(plain), e->md5, TAKE_PTR(edid), size);
+        r = display_list_add(into, strdup(name), TAKE_PTR(xrandr), TAKE_PTR(plain), parsed->md5, TAKE_PTR(edid), size);
         return r;
 }
 
@@ -171,7 +247,8 @@ static Profile *edid_profile(DisplayWatch *w, const DisplayConnector *c, const E
         Manager *m = w->manager;
         _cleanup_free_ void *data = NULL;
         _cleanup_free_ char *path = NULL, *why = NULL, *id = NULL;
-        _cleanup_(icc_info_freep) IccInfo *info = NULL;
+        _cleanup_(icc_info_freep) IccInfo *owned_info = NULL;
+        const IccInfo *info = NULL;
         const char *reason = NULL;
         size_t size;
 
@@ -191,7 +268,19 @@ static Profile *edid_profile(DisplayWatch *w, const DisplayConnector *c, const E
                 log_warning_errno(r, "Cannot write %s: %m", path);
                 return NULL;
         }
-        r = parser_icc_info(m->parser, data, size, 0, &info, &why);
+        char key[33];
+        md5_hex(data, size, key);
+        Prepared *ahead = prepared_find(w, key);
+        if (ahead && ahead->r < 0) {
+                r = ahead->r;
+                why = ahead->why ? strdup(ahead->why) : NULL;
+        } else if (ahead && ahead->info) {
+                info = ahead->info;
+                r = 0;
+        } else {
+                r = parser_icc_info(m->parser, data, size, 0, &owned_info, &why);
+                info = owned_info;
+        }
         if (r < 0) {
                 log_warning("%s: generated profile does not read back: %s", path, strempty(why));
                 return NULL;
@@ -199,10 +288,16 @@ static Profile *edid_profile(DisplayWatch *w, const DisplayConnector *c, const E
         if (asprintf(&id, "icc-%s", info->checksum) < 0)
                 return NULL;
 
-        /* The same EDID on two connectors, or the same bytes found elsewhere: one object. */
+        /* The same EDID on two connectors, or the same bytes found elsewhere: one object (its
+         * warnings now known from this parse, if the scan left them for later). */
         Profile *p = manager_find_profile_by_id(m, id);
-        if (p)
+        if (p) {
+                if (!p->warnings && info->warnings) {
+                        profile_warnings_dequeue(p);
+                        p->warnings = strv_copy(info->warnings);
+                }
                 return p;
+        }
 
         _cleanup_(profile_freep) Profile *n = NULL;
         if (profile_new(m, id, 0, SCOPE_NORMAL, &n) < 0)
@@ -237,6 +332,8 @@ static bool want_soft_edid(Manager *m, const char *device_id, Profile *p) {
         uint64_t ts;
         char *const *warnings = profile_warnings(p);
 
+        if (!warnings) /* known from the parse that made it (edid_profile()); out of memory else */
+                return false;
         if (!strv_isempty(warnings)) {
                 log_notice("%s: EDID profile %s not attached, it has warnings (%s, ...)", device_id, p->id, warnings[0]);
                 return false;
@@ -307,13 +404,14 @@ static int set_hdr_metadata(Device *d, const Edid *e) {
 
 static int add_display(DisplayWatch *w, DisplayConnector *c) {
         Manager *m = w->manager;
-        _cleanup_(edid_freep) Edid *e = NULL;
-        _cleanup_free_ char *path = NULL;
+        _cleanup_(edid_freep) Edid *owned = NULL;
+        _cleanup_free_ char *path = NULL, *why = NULL;
         _cleanup_(device_freep) Device *d = NULL;
         EdidIccParams params;
+        const Edid *e;
         int r;
 
-        r = parser_edid(m->parser, c->edid, c->edid_size, &e, NULL);
+        r = edid_of(w, c->edid, c->edid_size, &e, &owned, &why);
         if (r < 0)
                 return r;
         path = manager_object_path(m, DEVICE_PATH_PREFIX, c->id, 0);
@@ -465,8 +563,117 @@ static void rescan(DisplayWatch *w) {
 
 /* ---- watching ------------------------------------------------------------------------ */
 
+static void prepare_done(DisplayWatch *w) {
+        if (w->preparing.size > 0)
+                return;
+        rescan(w);
+        prepared_clear(w);
+}
+
+static int prepare_add(DisplayWatch *w, const char *key, int r, const char *why, Edid *e, IccInfo *info) {
+        Prepared *t = reallocarray(w->prepared, w->n_prepared + 1, sizeof *t);
+        if (!t) {
+                edid_free(e);
+                icc_info_free(info);
+                return -ENOMEM;
+        }
+        w->prepared = t;
+        Prepared *p = &w->prepared[w->n_prepared++];
+        *p = (Prepared) { .r = r, .why = why ? strdup(why) : NULL, .edid = e, .info = info };
+        strcpy(p->key, key);
+        return 0;
+}
+
+static PrepareCall *prepare_call_new(DisplayWatch *w, const char *key) {
+        PrepareCall *c = calloc(1, sizeof *c);
+        if (!c)
+                return NULL;
+        c->watch = w;
+        strcpy(c->key, key);
+        list_append(&w->preparing, &c->link);
+        return c;
+}
+
+static void on_profile_read_back(int r, IccInfo *info, const char *why, uint8_t *data, size_t size, void *userdata) {
+        PrepareCall *c = userdata;
+        DisplayWatch *w = c->watch;
+        free(data);
+        c->call = NULL;
+        if (prepare_add(w, c->key, r, why, NULL, info) < 0)
+                log_oom();
+        prepare_call_free(c);
+        prepare_done(w);
+}
+
+/* The profile an EDID makes (as edid_profile() makes it), read back ahead. */
+static void prepare_profile(DisplayWatch *w, const Edid *e) {
+        EdidIccParams params;
+        void *data = NULL;
+        size_t size;
+        const char *reason = NULL;
+        int r = edid_icc_params_init_named(&params, e, CMF_BINARY);
+        if (r >= 0)
+                r = icc_create_display_profile(&params.params, &data, &size, &reason);
+        edid_icc_params_done(&params);
+        if (r < 0)
+                return; /* edid_profile() finds the same and says so */
+        char key[33];
+        md5_hex(data, size, key);
+        PrepareCall *c = prepared_find(w, key) ? NULL : prepare_call_new(w, key);
+        if (!c) {
+                free(data);
+                return;
+        }
+        r = parser_icc_info_async(w->manager->parser, data, size, 0, on_profile_read_back, c, &c->call);
+        if (r < 0)
+                prepare_call_free(c); /* parsed in the rescan */
+}
+
+static void on_edid_parsed(int r, Edid *e, const char *why, void *userdata) {
+        PrepareCall *c = userdata;
+        DisplayWatch *w = c->watch;
+        c->call = NULL;
+        if (e)
+                prepare_profile(w, e);
+        if (prepare_add(w, c->key, r, why, e, NULL) < 0)
+                log_oom();
+        prepare_call_free(c);
+        prepare_done(w);
+}
+
+/* Starts the parses a rescan will need (the EDIDs of the connected connectors, not made
+ * ahead yet); the rescan runs when the last is answered. */
+static void prepare_rescan(DisplayWatch *w) {
+        DIR *d = opendir(w->drm_dir);
+        for (struct dirent *de; d && (de = readdir(d));) {
+                _cleanup_free_ char *dir = NULL, *path = NULL;
+                _cleanup_free_ uint8_t *edid = NULL;
+                size_t size;
+                if (de->d_name[0] == '.' || asprintf(&dir, "%s/%s", w->drm_dir, de->d_name) < 0 ||
+                    asprintf(&path, "%s/edid", dir) < 0 || !connector_connected(dir) ||
+                    read_file_capped(path, EDID_MAX_SIZE, 0, &edid, &size, NULL) < 0 || size == 0)
+                        continue; /* the rescan says why, if it matters */
+                char key[33];
+                md5_hex(edid, size, key);
+                bool asked = prepared_find(w, key);
+                PrepareCall *it;
+                LIST_FOREACH(&w->preparing, it, PrepareCall, link)
+                        asked = asked || streq(it->key, key);
+                PrepareCall *c = asked ? NULL : prepare_call_new(w, key);
+                if (c && parser_edid_async(w->manager->parser, TAKE_PTR(edid), size, on_edid_parsed, c, &c->call) < 0)
+                        prepare_call_free(c); /* parsed in the rescan */
+        }
+        if (d)
+                closedir(d);
+        prepare_done(w);
+}
+
 static void on_rescan(void *userdata) {
-        rescan(userdata);
+        DisplayWatch *w = userdata;
+        if (w->started)
+                prepare_rescan(w);
+        else
+                rescan(w);
 }
 
 static void on_drm_event(UdevAction action, const UdevInfo *info, void *userdata) {
@@ -498,6 +705,7 @@ static int display_start(Manager *m, const void *config, void **ret_state) {
                 return log_oom();
         *ret_state = w;
         w->manager = m;
+        list_init(&w->preparing);
         const char *root = strempty(m->config.sysfs_root);
         if (asprintf(&w->drm_dir, "%s/sys/class/drm", root) < 0 ||
             asprintf(&w->edid_dir, "%s/edid", m->config.state_dir) < 0)
@@ -508,7 +716,8 @@ static int display_start(Manager *m, const void *config, void **ret_state) {
                 if (r < 0)
                         log_warning_errno(r, "Display hotplug is not followed: %m");
         }
-        rescan(w);
+        rescan(w); /* at start-up: the loop may wait for its parses */
+        w->started = true;
         log_info("Found %zu displays", w->known.n);
         return 0;
 }

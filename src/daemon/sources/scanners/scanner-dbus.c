@@ -7,17 +7,17 @@
 #include <errno.h>
 
 #include "bus-errors.h"
+#include "bus-order.h"
 #include "log.h"
 #include "scanner-source.h"
 
 static void rescan_done(const ScanResult *result, void *userdata) {
-        sd_bus_message *call = userdata;
+        _cleanup_(bus_call_freep) BusCall *kept = userdata;
+        sd_bus_message *call = kept->msg;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
-        if (!result) {
-                sd_bus_message_unref(call); /* the daemon is exiting */
-                return;
-        }
+        if (!result)
+                return; /* the daemon is exiting */
         if (result->error < 0) {
                 _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
                 bus_error_set(&error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "%s", result->message);
@@ -37,17 +37,18 @@ static void rescan_done(const ScanResult *result, void *userdata) {
         }
         if (r < 0)
                 log_debug_errno(r, "Scanners: cannot answer Rescan: %m");
-        sd_bus_message_unref(call);
 }
 
 static int method_rescan(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         ScannerSource *s = userdata;
-        /* rescan_done() drops this reference, perhaps before the call returns (the last
-         * listing's result answers at once). */
-        sd_bus_message_ref(msg);
-        int r = scanner_source_rescan(s, rescan_done, msg);
+        /* rescan_done() frees it, perhaps before the call returns (the last listing's result
+         * answers at once). */
+        BusCall *kept = bus_call_keep(scanner_source_manager(s)->bus_order, msg);
+        if (!kept)
+                return -ENOMEM;
+        int r = scanner_source_rescan(s, rescan_done, kept);
         if (r < 0)
-                sd_bus_message_unref(msg);
+                bus_call_free(kept);
         if (r == -EBUSY)
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INTERNAL, "too many rescans waiting");
         if (r < 0)

@@ -113,6 +113,10 @@ ScannerSource *scanner_source_free(ScannerSource *s) {
         return NULL;
 }
 
+Manager *scanner_source_manager(const ScannerSource *s) {
+        return s->manager;
+}
+
 static void scanner_device_removed(void *userdata, Device *d) {
         ScannerSource *s = userdata;
         hashmap_remove_value(s->devices, d->id, d);

@@ -44,6 +44,8 @@ typedef void (*ScanDone)(const ScanResult *result, void *userdata);
 extern const DeviceSourceVTable scanner_source;
 
 ScannerSource *scanner_source_free(ScannerSource *s);
+/* The registry it adds its devices to. */
+Manager *scanner_source_manager(const ScannerSource *s);
 
 /* done(result, userdata) is called with the result of the listing that runs at this call,
  * else of one started now, else (LIMIT_SCANNER_RESCANS_PER_MINUTE started in the last
