@@ -137,7 +137,7 @@ static void restore_disk_devices(Manager *m) {
                                 (void) device_set_property(d, props[i], props[i + 1], NULL);
                 (void) free_and_strdup(&d->mode, "virtual");
                 bool enabled;
-                if (store_device_get_enabled(m->store, *id, &enabled) >= 0)
+                if (store_device_get_enabled(m->store, *id, device_mapping_layer(d), &enabled) >= 0)
                         d->enabled = enabled;
                 if (manager_add_device(m, d) < 0) {
                         log_warning("Failed to restore device %s", *id);

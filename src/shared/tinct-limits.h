@@ -25,6 +25,15 @@
  * bounded above): far beyond what the bounds allow, far below what could hurt. */
 #define LIMIT_CREATE_ARGS_WIRE (2u * 1024 * 1024)
 
+/* The files of printers' vendor profiles in <state>/printers/, all printers together
+ * (docs/printers.md): one printer's answer is capped by tinct-fetch (16 profiles, 64 MiB),
+ * but every network printer cups-browsed makes a queue for is one more. 256 files is 16
+ * printers offering the most profiles one answer may carry; 128 MiB two printers at the
+ * helper's cap, dozens with real vendor profiles (a few MiB each). A profile beyond either
+ * is not kept (one log line); the printers already served keep theirs. */
+#define LIMIT_PRINTER_FILES 256
+#define LIMIT_PRINTER_FILES_BYTES (128ull * 1024 * 1024)
+
 /* SANE listings (docs/scanners.md, "Rescan on demand"): each runs the helper, its backends
  * and one request to every configured eSCL scanner, and anyone may ask for one. At most
  * this many start in any minute, whoever asks (Rescan, udev events, the start); callers in
@@ -37,6 +46,19 @@
  * source, STORE_VERIFICATIONS_KEPT), so ids made up in a loop cannot fill the disk. A
  * user's displays are a few; a monitor unplugged for good leaves after 8 others. */
 #define LIMIT_VERIFIED_DEVICES_PER_UID 8
+
+/* The other records a user makes the store keep without authorization, each under ids of
+ * their choosing (up to LIMIT_ID_LEN), so that a loop of temp objects cannot fill the disk
+ * (docs/compatibility.md row 79). Each uid's newest this many
+ * are kept, the oldest written going first; root's (the system's) are not capped:
+ * - hard choices (AddProfile, RemoveProfile's removals, MakeProfileDefault) on the user's
+ *   own temp devices: the user's layer of mappings. A user's monitors are a few, each with
+ *   a few profiles tried;
+ * - profile titles the user set (Profile.SetProperty Title, anyone's profile);
+ * - Enabled flags the user set on their own temp devices. */
+#define LIMIT_MAPPINGS_PER_UID 64
+#define LIMIT_TITLES_PER_UID 64
+#define LIMIT_ENABLED_FLAGS_PER_UID 64
 
 /* The largest ICC file any part of tinct reads or parses (daemon, parser process, session
  * helper). The biggest real profiles are CMYK/n-colour LUT profiles of ~10-20 MiB (large

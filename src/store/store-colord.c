@@ -170,7 +170,7 @@ static int import_properties(Store *s, sqlite3 *db, bool have_devices, ImportCou
                                 c->skipped++;
                                 continue;
                         }
-                        r = store_device_enabled_insert_if_missing(s, (const char *) id, enabled);
+                        r = store_device_enabled_insert_if_missing(s, STORE_LAYER_SYSTEM, (const char *) id, enabled);
                         if (r < 0)
                                 return r;
                         c->enabled += r;

@@ -8,7 +8,8 @@
  *     "info":     { key: value, ... }                         (by key)
  *     "devices":  [ { "id": ..., "properties": { k: v }, "owner": n } ]  (insertion order, keys
  *                 as set; "owner" only when not 0, i.e. created by a user)
- *     "enabled":  [ { "device": ..., "enabled": bool } ]      (by device)
+ *     "enabled":  [ { "device": ..., "enabled": bool, "owner": n } ]  (by device, owner; "owner"
+ *                 only when not 0, as for the mappings: schema 7 put the flags in layers)
  *     "mappings": [ { "device": ..., "profile": ..., "timestamp": µs, "owner": n } ]
  *                 (by device, profile, owner; "owner" only when not 0: a user's own layer,
  *                 store.h; without it the row is the system's, as every row before schema 5)
@@ -27,7 +28,7 @@
 static const StoreSql sql_export_info = { STMT_EXPORT_INFO, "SELECT key, value FROM store_info ORDER BY key" };
 static const StoreSql sql_export_enabled = {
         STMT_EXPORT_ENABLED,
-        "SELECT device_id, enabled FROM device_enabled ORDER BY device_id",
+        "SELECT device_id, enabled, owner FROM device_enabled ORDER BY device_id, owner",
 };
 static const StoreSql sql_export_mappings = {
         STMT_EXPORT_MAPPINGS,
@@ -137,7 +138,12 @@ static int export_rows(Store *s, JsonWriter *w, const char *key, const StoreSql 
 }
 
 static int export_enabled(Store *s, JsonWriter *w) {
-        static const Column columns[] = { { "device", COLUMN_STRING }, { "enabled", COLUMN_BOOLEAN } };
+        /* "owner" only for a user's own layer, as for the mappings. */
+        static const Column columns[] = {
+                { "device", COLUMN_STRING },
+                { "enabled", COLUMN_BOOLEAN },
+                { "owner", COLUMN_INTEGER_UNLESS_0 },
+        };
         return export_rows(s, w, "enabled", &sql_export_enabled, columns, ELEMENTSOF(columns));
 }
 

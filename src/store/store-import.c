@@ -210,14 +210,16 @@ static int import_device(Store *s, const JsonValue *d, char **ret_error) {
 static int import_enabled_flag(Store *s, const JsonValue *e, char **ret_error) {
         const char *device;
         bool enabled;
+        int64_t owner = STORE_LAYER_SYSTEM;
         const Field fields[] = {
                 { "device", FIELD_STRING, .ret = &device },
                 { "enabled", FIELD_BOOLEAN, .ret = &enabled },
+                { "owner", FIELD_INTEGER, .optional = true, .min = 0, .max = UINT32_MAX - 1, .ret = &owner },
         };
         int r = get_fields(e, "an enabled flag", "enabled flag", fields, ELEMENTSOF(fields), ret_error);
         if (r < 0)
                 return r;
-        r = store_device_enabled_insert_if_missing(s, device, enabled);
+        r = store_device_enabled_insert_if_missing(s, (uid_t) owner, device, enabled);
         return insert_unique(r, e, "enabled flag", ret_error);
 }
 

@@ -28,6 +28,7 @@ typedef enum StoreStatement {
         STMT_MAPPING_PROFILES_FOR_DEVICE,
         STMT_MAPPING_DEVICES_FOR_PROFILE,
         STMT_MAPPING_INSERT_IF_MISSING,
+        STMT_MAPPING_TRIM_LAYER,
 
         STMT_DEVICE_ADD,
         STMT_DEVICE_EXISTS,
@@ -43,10 +44,12 @@ typedef enum StoreStatement {
         STMT_ENABLED_INSERT_IF_MISSING,
         STMT_ENABLED_GET,
         STMT_ENABLED_DELETE,
+        STMT_ENABLED_TRIM_OWNER,
 
         STMT_TITLE_SET,
         STMT_TITLE_INSERT_IF_MISSING,
         STMT_TITLE_GET,
+        STMT_TITLE_TRIM_UID,
 
         STMT_INFO_SET,
         STMT_INFO_GET,
@@ -104,7 +107,7 @@ struct Store {
 };
 
 /* Schema version this build writes; store_open() migrates older files up to it. */
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 
 /* Opens like store_open_full() but migrates only up to max_version (tests use it to make
  * files of an older schema). */
@@ -202,7 +205,7 @@ int store_info_get(Store *s, const char *key, char **ret); /* -ENOENT if missing
  * inserted, 0 when one was there, or a negative errno. */
 int store_mapping_insert_if_missing(Store *s, uid_t layer, const char *device_id, const char *profile_id,
                                     int64_t timestamp_us);
-int store_device_enabled_insert_if_missing(Store *s, const char *device_id, bool enabled);
+int store_device_enabled_insert_if_missing(Store *s, uid_t layer, const char *device_id, bool enabled);
 int store_profile_title_insert_if_missing(Store *s, const char *profile_id, uid_t uid, const char *title);
 
 /* The JSON export's format (store-export.c, store-import.c). Version 1 had no

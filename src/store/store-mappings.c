@@ -1,19 +1,32 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Device ↔ profile mappings in layers (store.h, docs/compatibility.md row 64): the system's
  * (owner 0) and each user's own. A row with timestamp 0 records that the user removed the
- * pair, so that automatic assignment does not bring it back.
+ * pair, so that automatic assignment does not bring it back. A user writes their layer
+ * without authorization, on their own temp devices of ids they choose, so it keeps its
+ * LIMIT_MAPPINGS_PER_UID rows written last: a loop of CreateDevice, AddProfile and
+ * DeleteDevice does not grow the store. The rows are not deleted with the device: a
+ * monitor's device is made anew at each replug, and its choices come back with it.
  *
  * Deliberately not here: which layer a caller writes (the daemon decides from polkit's
  * answer) and what a mapping means for a device's profile list. */
 #include "store-internal.h"
+#include "tinct-limits.h"
 
 #include <assert.h>
 
-/* owner: STORE_LAYER_SYSTEM (0) or the uid whose own layer the row is in. */
+/* owner: STORE_LAYER_SYSTEM (0) or the uid whose own layer the row is in. seq: the layer's
+ * largest + 1, so that a write makes the row the layer's newest (schema 7). */
 static const StoreSql sql_set = {
         STMT_MAPPING_SET,
-        "INSERT INTO mappings (device_id, profile_id, owner, timestamp) VALUES (?1, ?2, ?3, ?4) "
-        "ON CONFLICT (device_id, profile_id, owner) DO UPDATE SET timestamp = excluded.timestamp",
+        "INSERT INTO mappings (device_id, profile_id, owner, timestamp, seq) VALUES (?1, ?2, ?3, ?4, "
+        "(SELECT coalesce(max(seq), 0) + 1 FROM mappings WHERE owner = ?3)) "
+        "ON CONFLICT (device_id, profile_id, owner) DO UPDATE SET timestamp = excluded.timestamp, seq = excluded.seq",
+};
+/* A user's layer: everything but its ?2 rows written last. */
+static const StoreSql sql_trim_layer = {
+        STMT_MAPPING_TRIM_LAYER,
+        "DELETE FROM mappings WHERE owner = ?1 AND (device_id, profile_id) NOT IN "
+        "(SELECT device_id, profile_id FROM mappings WHERE owner = ?1 ORDER BY seq DESC LIMIT ?2)",
 };
 static const StoreSql sql_unset = {
         STMT_MAPPING_UNSET,
@@ -49,8 +62,15 @@ int store_mapping_set(Store *s, uid_t layer, const char *device_id, const char *
         assert(device_id && profile_id);
         if (timestamp_us > INT64_MAX)
                 return -ERANGE;
-        return store_exec(s, &sql_set, NULL, ARG_TEXT(device_id), ARG_TEXT(profile_id), ARG_INT(layer),
-                          ARG_INT(timestamp_us));
+        StoreOp op;
+        int r = store_op_begin(s, true, &op);
+        if (r < 0)
+                return r;
+        r = store_exec(s, &sql_set, NULL, ARG_TEXT(device_id), ARG_TEXT(profile_id), ARG_INT(layer),
+                       ARG_INT(timestamp_us));
+        if (r >= 0 && layer != STORE_LAYER_SYSTEM)
+                r = store_exec(s, &sql_trim_layer, NULL, ARG_INT(layer), ARG_INT(LIMIT_MAPPINGS_PER_UID));
+        return store_op_end(s, &op, r);
 }
 
 int store_mapping_insert_if_missing(Store *s, uid_t layer, const char *device_id, const char *profile_id,

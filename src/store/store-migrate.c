@@ -128,6 +128,31 @@ static const char *const migrations[] = {
         ") STRICT;"
         "CREATE INDEX verifications_by_device ON verifications (device_id, source, owner, seq);"
         "PRAGMA user_version = 6;",
+
+        /* 6 → 7: what a user writes without authorization is bounded per uid (tinct-limits.h):
+         * their layer's mappings, their titles and their Enabled flags, the oldest going
+         * first. seq orders each uid's rows by their last write (the owner's largest + 1);
+         * older rows have 0 and go first. Enabled flags come in layers as the mappings
+         * (docs/compatibility.md, "Whose choice is stored"): owner 0 the system's, a uid
+         * those set on that user's own temp devices, so a user's flag never changes the
+         * system's device of the id. The key changes, so the table is rebuilt; every older
+         * row becomes the system's, as it acted for everyone until now. */
+        "ALTER TABLE mappings ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;"
+        "CREATE INDEX mappings_by_owner ON mappings (owner, seq);"
+        "ALTER TABLE profile_titles ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;"
+        "CREATE INDEX profile_titles_by_uid ON profile_titles (uid, seq);"
+        "CREATE TABLE device_enabled_v7 ("
+        "        device_id TEXT NOT NULL,"
+        "        owner INTEGER NOT NULL DEFAULT 0,"
+        "        enabled INTEGER NOT NULL CHECK (enabled IN (0, 1)),"
+        "        seq INTEGER NOT NULL DEFAULT 0,"
+        "        PRIMARY KEY (device_id, owner)"
+        ") WITHOUT ROWID, STRICT;"
+        "INSERT INTO device_enabled_v7 (device_id, owner, enabled) SELECT device_id, 0, enabled FROM device_enabled;"
+        "DROP TABLE device_enabled;"
+        "ALTER TABLE device_enabled_v7 RENAME TO device_enabled;"
+        "CREATE INDEX device_enabled_by_owner ON device_enabled (owner, seq);"
+        "PRAGMA user_version = 7;",
 };
 _Static_assert(ELEMENTSOF(migrations) == STORE_SCHEMA_VERSION, "one migration per schema version");
 

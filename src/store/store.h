@@ -87,6 +87,8 @@ typedef struct StoreMapping {
         uint64_t timestamp; /* µs since the epoch */
 } StoreMapping;
 
+/* A user's layer keeps its LIMIT_MAPPINGS_PER_UID rows written last (the older go in the same
+ * commit); the system's has no cap. */
 int store_mapping_set(Store *s, uid_t layer, const char *device_id, const char *profile_id, uint64_t timestamp_us);
 /* Drops the layer's own row for the pair, if any (the system's is dropped only when layer is
  * STORE_LAYER_SYSTEM). */
@@ -105,8 +107,8 @@ void store_mappings_free(StoreMapping *m, size_t n);
 /* Devices of scope "disk". Kind is an ordinary property here: store it at creation (colord
  * does not, colord §16.7). "Enabled" is not a property (-EINVAL): use store_device_set_enabled(). */
 int store_device_add(Store *s, const char *device_id);               /* -EEXIST if present */
-/* With its properties and its Enabled flag, as colord drops every storage row of a disk
- * device. -ENOENT if it was not stored. */
+/* With its properties and its Enabled flag (the system's), as colord drops every storage row
+ * of a disk device. -ENOENT if it was not stored. */
 int store_device_remove(Store *s, const char *device_id);
 /* Insert or replace; value NULL removes the key. -ENOENT if the device is not stored. */
 int store_device_set_property(Store *s, const char *device_id, const char *key, const char *value);
@@ -117,11 +119,16 @@ int store_device_get_owner(Store *s, const char *device_id, uid_t *ret);
 /* k,v,...,NULL in the order keys were first set; -ENOENT if the device is not stored. */
 int store_device_get_properties(Store *s, const char *device_id, char ***ret_pairs);
 
-/* Enabled flag, kept per device id whatever the scope. -ENOENT if never set. */
-int store_device_set_enabled(Store *s, const char *device_id, bool enabled);
-int store_device_get_enabled(Store *s, const char *device_id, bool *ret);
+/* Enabled flag, kept per device id whatever the scope, in layers as the mappings: the
+ * system's (root, the daemon, an authorized caller) and each user's own, set on the user's
+ * own temp devices without authorization; a user's layer keeps its
+ * LIMIT_ENABLED_FLAGS_PER_UID flags set last (the older go in the same commit). get reads
+ * the layer's own flag, else the system's; -ENOENT if neither was set. */
+int store_device_set_enabled(Store *s, const char *device_id, uid_t layer, bool enabled);
+int store_device_get_enabled(Store *s, const char *device_id, uid_t layer, bool *ret);
 
-/* Per-user profile titles. -ENOENT if that uid never set one. */
+/* Per-user profile titles. -ENOENT if that uid never set one. A uid but root keeps its
+ * LIMIT_TITLES_PER_UID titles set last (the older go in the same commit). */
 int store_profile_title_set(Store *s, const char *profile_id, uid_t uid, const char *title);
 int store_profile_title_get(Store *s, const char *profile_id, uid_t uid, char **ret);
 

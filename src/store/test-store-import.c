@@ -80,9 +80,9 @@ static void test_colord_import(void) {
         assert_se(store_device_get_properties(s, "sane-Fixture-Scanner", &props) == -ENOENT);
 
         bool e = true;
-        assert_se(store_device_get_enabled(s, "xrandr-Fixture-Display", &e) == 0 && !e);
-        assert_se(store_device_get_enabled(s, "sane-Fixture-Scanner", &e) == 0 && !e);
-        assert_se(store_device_get_enabled(s, "cups-Fixture-Printer", &e) == -ENOENT);
+        assert_se(store_device_get_enabled(s, "xrandr-Fixture-Display", STORE_LAYER_SYSTEM, &e) == 0 && !e);
+        assert_se(store_device_get_enabled(s, "sane-Fixture-Scanner", STORE_LAYER_SYSTEM, &e) == 0 && !e);
+        assert_se(store_device_get_enabled(s, "cups-Fixture-Printer", STORE_LAYER_SYSTEM, &e) == -ENOENT);
 
         _cleanup_free_ char *t = NULL;
         assert_se(store_profile_title_get(s, srgb, 0, &t) == 0);

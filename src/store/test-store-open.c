@@ -17,6 +17,7 @@
 #include "store-wal.h"
 #include "strv.h"
 #include "test-store-util.h"
+#include "tinct-limits.h"
 #include "tests.h"
 
 static size_t count_corrupt_files(const char *dir) {
@@ -40,11 +41,11 @@ static void test_migration_from_v1(void) {
         s = store_free(s);
         /* Written as a version-1 build wrote it: today's statements name columns v1 lacks. */
         raw_exec(db, "INSERT INTO mappings (device_id, profile_id, timestamp) VALUES ('dev', 'icc', 42)");
+        raw_exec(db, "INSERT INTO device_enabled (device_id, enabled) VALUES ('dev', 0)");
+        raw_exec(db, "INSERT INTO profile_titles (profile_id, uid, title) VALUES ('icc', 5, 'five')");
         assert_se(store_open_version(dir, 0, 1, &s) == 0);
         assert_se(store_device_add(s, "dev") == 0);
         assert_se(store_device_set_property(s, "dev", "Kind", "display") == 0);
-        assert_se(store_device_set_enabled(s, "dev", false) == 0);
-        assert_se(store_profile_title_set(s, "icc", 5, "five") == 0);
         s = store_free(s);
 
         assert_se(store_open(dir, &s) == 0);
@@ -55,7 +56,10 @@ static void test_migration_from_v1(void) {
         assert_se(store_device_get_properties(s, "dev", &props) == 0);
         assert_streq(props[1], "display");
         bool e = true;
-        assert_se(store_device_get_enabled(s, "dev", &e) == 0 && !e);
+        assert_se(store_device_get_enabled(s, "dev", STORE_LAYER_SYSTEM, &e) == 0 && !e);
+        _cleanup_free_ char *title = NULL;
+        assert_se(store_profile_title_get(s, "icc", 5, &title) == 0);
+        assert_streq(title, "five");
         size_t n = 99;
         assert_se(store_profile_cache_count(s, &n) == 0 && n == 0); /* the v2 table exists */
         StoreDiskProfile *dp = NULL;
@@ -123,6 +127,61 @@ static void test_migration_to_layers(int from) {
         assert_streq(m[0].id, "xrandr-A");
         assert_streq(m[1].id, "cups-Printer");
         store_mappings_free(m, n);
+        s = store_free(s);
+        rm_rf(dir);
+}
+
+/* Schema 7 (a user's records bounded, tinct-limits.h; Enabled flags in layers) from every
+ * older version: every row stays as it was, the Enabled flags become the system's, and a
+ * user's older rows are the first to go once the user writes LIMIT_*_PER_UID new ones. */
+static void test_migration_to_bounds(int from) {
+        _cleanup_free_ char *dir = make_temp_dir();
+        _cleanup_free_ char *db = path_in(dir, STORE_DB_NAME);
+        Store *s = NULL;
+        char id[32];
+
+        assert_se(store_open_version(dir, 0, from, &s) == 0);
+        s = store_free(s);
+        raw_exec(db, "INSERT INTO device_enabled (device_id, enabled) VALUES ('xrandr-A', 0)");
+        raw_exec(db, "INSERT INTO profile_titles (profile_id, uid, title) VALUES ('icc-a', 1000, 'old'), "
+                     "('icc-a', 0, 'root''s')");
+        if (from >= 5) /* the layers */
+                raw_exec(db, "INSERT INTO mappings (device_id, profile_id, owner, timestamp) VALUES "
+                             "('temp-old', 'icc-a', 1000, 5), ('temp-old', 'icc-a', 0, 6)");
+        else
+                raw_exec(db, "INSERT INTO mappings (device_id, profile_id, timestamp) VALUES ('temp-old', 'icc-a', 6)");
+
+        assert_se(store_open(dir, &s) == 0);
+        assert_se(store_schema_version(s) == STORE_SCHEMA_VERSION);
+        uint64_t ts = 0;
+        assert_se(store_mapping_get(s, 1000, "temp-old", "icc-a", &ts) == 0 && ts == (from >= 5 ? 5 : 6));
+        _cleanup_free_ char *t = NULL;
+        assert_se(store_profile_title_get(s, "icc-a", 1000, &t) == 0);
+        assert_streq(t, "old");
+        t = mfree(t);
+        bool e = true;
+        assert_se(store_device_get_enabled(s, "xrandr-A", STORE_LAYER_SYSTEM, &e) == 0 && !e);
+        e = true;
+        assert_se(store_device_get_enabled(s, "xrandr-A", 1000, &e) == 0 && !e); /* the system's, seen by all */
+
+        /* The user's new rows push the old ones out first; the system's stay. */
+        for (unsigned i = 0; i < LIMIT_TITLES_PER_UID; i++) {
+                snprintf(id, sizeof id, "icc-%u", i);
+                assert_se(store_profile_title_set(s, id, 1000, "new") == 0);
+        }
+        for (unsigned i = 0; i < LIMIT_MAPPINGS_PER_UID; i++) {
+                snprintf(id, sizeof id, "temp-%u", i);
+                assert_se(store_mapping_set(s, 1000, id, "icc-a", 1) == 0);
+        }
+        for (unsigned i = 0; i < LIMIT_ENABLED_FLAGS_PER_UID; i++) {
+                snprintf(id, sizeof id, "temp-%u", i);
+                assert_se(store_device_set_enabled(s, id, 1000, false) == 0);
+        }
+        assert_se(store_profile_title_get(s, "icc-a", 1000, &t) == -ENOENT);
+        assert_se(store_profile_title_get(s, "icc-a", 0, &t) == 0);
+        assert_streq(t, "root's");
+        assert_se(store_mapping_get(s, 1000, "temp-old", "icc-a", &ts) == 0 && ts == 6); /* the system's */
+        assert_se(store_device_get_enabled(s, "xrandr-A", STORE_LAYER_SYSTEM, &e) == 0 && !e);
         s = store_free(s);
         rm_rf(dir);
 }
@@ -277,7 +336,7 @@ static void check_writes_refused(Store *s, int error) {
         assert_se(store_device_set_property(s, "dev-z", "Model", "changed") == error);
         assert_se(store_device_set_owner(s, "dev-z", 5) == error);
         assert_se(store_device_remove(s, "dev-z") == error);
-        assert_se(store_device_set_enabled(s, "dev-a", true) == error);
+        assert_se(store_device_set_enabled(s, "dev-a", STORE_LAYER_SYSTEM, true) == error);
         assert_se(store_profile_title_set(s, "icc-1", 0, "New title") == error);
         assert_se(store_disk_profile_add(s, &(StoreDiskProfile) { .id = "disk-new" }) == error);
         assert_se(store_disk_profile_remove(s, "disk-prof") == error);
@@ -499,6 +558,8 @@ int main(void) {
         test_migration_from_v1();
         for (int v = 1; v < STORE_SCHEMA_VERSION; v++)
                 test_migration_to_layers(v);
+        for (int v = 1; v < STORE_SCHEMA_VERSION; v++)
+                test_migration_to_bounds(v);
         test_recovery(DAMAGE_PAGES);
         test_recovery(DAMAGE_HEADER);
         test_recovery(DAMAGE_TRUNCATE);

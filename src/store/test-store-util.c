@@ -82,8 +82,10 @@ void populate(Store *s) {
         assert_se(store_device_set_property(s, "dev-z", "Model", "Z \"quoted\" \\ ü 😀") == 0);
         assert_se(store_device_set_property(s, "dev-a", "Vendor", "Vendor\nwith\tcontrol\x01") == 0);
         assert_se(store_device_set_owner(s, "dev-a", 1000) == 0);
-        assert_se(store_device_set_enabled(s, "dev-a", false) == 0);
-        assert_se(store_device_set_enabled(s, "temp-dev", true) == 0);
+        assert_se(store_device_set_enabled(s, "dev-a", STORE_LAYER_SYSTEM, false) == 0);
+        assert_se(store_device_set_enabled(s, "temp-dev", STORE_LAYER_SYSTEM, true) == 0);
+        /* uid 1000's own flag over the system's */
+        assert_se(store_device_set_enabled(s, "temp-dev", 1000, false) == 0);
         assert_se(store_profile_title_set(s, "icc-1", 0, "Root's") == 0);
         assert_se(store_profile_title_set(s, "icc-1", 1000, "User's") == 0);
         static uint8_t icc[] = { 0x00, 0x7f, 0x80, 0xff, 'a', 'c', 's', 'p' };
@@ -138,8 +140,11 @@ void check_populated(Store *s) {
         assert_streq(props[3], "Z \"quoted\" \\ ü 😀");
 
         bool e;
-        assert_se(store_device_get_enabled(s, "dev-a", &e) == 0 && !e);
-        assert_se(store_device_get_enabled(s, "temp-dev", &e) == 0 && e);
+        assert_se(store_device_get_enabled(s, "dev-a", STORE_LAYER_SYSTEM, &e) == 0 && !e);
+        assert_se(store_device_get_enabled(s, "temp-dev", STORE_LAYER_SYSTEM, &e) == 0 && e);
+        assert_se(store_device_get_enabled(s, "temp-dev", 1000, &e) == 0 && !e);
+        assert_se(store_device_get_enabled(s, "temp-dev", 2000, &e) == 0 && e);
+        assert_se(store_device_get_enabled(s, "dev-a", 1000, &e) == 0 && !e);
 
         _cleanup_free_ char *t = NULL;
         assert_se(store_profile_title_get(s, "icc-1", 1000, &t) == 0);

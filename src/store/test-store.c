@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for src/store's tables on real SQLite files in temporary directories: every call
  * of mappings (in layers), disk devices, Enabled flags, titles and disk profiles, persistence
- * across a reopen, transactions, oversized values, and verifications. */
+ * across a reopen, transactions, oversized values, verifications, and the per-uid bounds on
+ * what a user writes without authorization. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -99,16 +100,25 @@ static void test_basics(void) {
         assert_se(store_device_get_owner(s, "nope", &owner) == -ENOENT);
 
         bool e = true;
-        assert_se(store_device_get_enabled(s, "a", &e) == -ENOENT);
-        assert_se(store_device_set_enabled(s, "a", false) == 0);
-        assert_se(store_device_get_enabled(s, "a", &e) == 0 && !e);
-        assert_se(store_device_set_enabled(s, "a", true) == 0);
-        assert_se(store_device_get_enabled(s, "a", &e) == 0 && e);
+        assert_se(store_device_get_enabled(s, "a", STORE_LAYER_SYSTEM, &e) == -ENOENT);
+        assert_se(store_device_set_enabled(s, "a", STORE_LAYER_SYSTEM, false) == 0);
+        assert_se(store_device_get_enabled(s, "a", STORE_LAYER_SYSTEM, &e) == 0 && !e);
+        assert_se(store_device_set_enabled(s, "a", STORE_LAYER_SYSTEM, true) == 0);
+        assert_se(store_device_get_enabled(s, "a", STORE_LAYER_SYSTEM, &e) == 0 && e);
+        /* in layers: a user's own flag shows on that user's devices only, and never changes
+         * the system's (a user's temp device of the id of the system's printer) */
+        assert_se(store_device_set_enabled(s, "a", 1000, false) == 0);
+        assert_se(store_device_get_enabled(s, "a", 1000, &e) == 0 && !e);
+        assert_se(store_device_get_enabled(s, "a", STORE_LAYER_SYSTEM, &e) == 0 && e);
+        assert_se(store_device_get_enabled(s, "a", 2000, &e) == 0 && e);
+        assert_se(store_device_set_enabled(s, "b", 1000, false) == 0);
+        assert_se(store_device_get_enabled(s, "b", STORE_LAYER_SYSTEM, &e) == -ENOENT);
 
         assert_se(store_device_remove(s, "a") == 0);
         assert_se(store_device_remove(s, "a") == -ENOENT);
         assert_se(store_device_get_properties(s, "a", &props) == -ENOENT);
-        assert_se(store_device_get_enabled(s, "a", &e) == -ENOENT);
+        assert_se(store_device_get_enabled(s, "a", STORE_LAYER_SYSTEM, &e) == -ENOENT);
+        assert_se(store_device_get_enabled(s, "a", 1000, &e) == 0 && !e); /* the user's own stays */
         /* Re-adding gives a new place at the end, with no old properties. */
         assert_se(store_device_add(s, "a") == 0);
         assert_se(store_device_get_properties(s, "a", &props) == 0 && !props[0]);
@@ -525,6 +535,67 @@ static void test_verifications_per_uid(void) {
         rm_rf(dir);
 }
 
+/* Writes record `kind` of the test below: a mapping, a title or an Enabled flag. */
+static void write_record(Store *s, unsigned kind, const char *id, uid_t uid, unsigned i) {
+        if (kind == 0)
+                assert_se(store_mapping_set(s, uid, id, "icc-a", i) == 0);
+        else if (kind == 1)
+                assert_se(store_profile_title_set(s, id, uid, "a title") == 0);
+        else
+                assert_se(store_device_set_enabled(s, id, uid, i % 2) == 0);
+}
+
+/* Whether uid's own record of `kind` for id is there. */
+static bool has_record(Store *s, unsigned kind, const char *id, uid_t uid) {
+        if (kind == 0) {
+                StoreMapping *m = NULL;
+                size_t n;
+                assert_se(store_mapping_profiles_for_device(s, uid, id, &m, &n) == 0);
+                store_mappings_free(m, n);
+                return n > 0;
+        }
+        if (kind == 1) {
+                _cleanup_free_ char *t = NULL;
+                return store_profile_title_get(s, id, uid, &t) == 0;
+        }
+        return store_device_get_enabled(s, id, uid, NULL) == 0;
+}
+
+/* A user's mappings, titles and Enabled flags: the newest LIMIT_*_PER_UID of each, the
+ * oldest written going first, a rewrite making a row the newest; another user's and the
+ * system's (root's) untouched whatever their number. */
+static void test_records_per_uid(void) {
+        const unsigned caps[] = { LIMIT_MAPPINGS_PER_UID, LIMIT_TITLES_PER_UID, LIMIT_ENABLED_FLAGS_PER_UID };
+        const unsigned extra = 4;
+        char id[32];
+
+        for (unsigned kind = 0; kind < ELEMENTSOF(caps); kind++) {
+                _cleanup_free_ char *dir = make_temp_dir();
+                Store *s = NULL;
+                const unsigned cap = caps[kind];
+                assert_se(store_open(dir, &s) == 0);
+                write_record(s, kind, "other-0", 2000, 1);
+                write_record(s, kind, "other-1", 2000, 1);
+                for (unsigned i = 0; i < cap + extra; i++) {
+                        snprintf(id, sizeof id, "sys-%u", i);
+                        write_record(s, kind, id, STORE_LAYER_SYSTEM, i + 1);
+                        snprintf(id, sizeof id, "user-%u", i);
+                        write_record(s, kind, id, 1000, i + 1);
+                        if (i == cap - 1) /* written again before the cap is reached: the newest for now */
+                                write_record(s, kind, "user-1", 1000, 7);
+                }
+                for (unsigned i = 0; i < cap + extra; i++) {
+                        snprintf(id, sizeof id, "user-%u", i);
+                        assert_se(has_record(s, kind, id, 1000) == (i == 1 || i > extra));
+                        snprintf(id, sizeof id, "sys-%u", i);
+                        assert_se(has_record(s, kind, id, STORE_LAYER_SYSTEM));
+                }
+                assert_se(has_record(s, kind, "other-0", 2000) && has_record(s, kind, "other-1", 2000));
+                s = store_free(s);
+                rm_rf(dir);
+        }
+}
+
 int main(void) {
         log_set_max_level(getenv("TEST_VERBOSE") ? LOG_DEBUG : LOG_INFO);
         test_basics();
@@ -537,5 +608,6 @@ int main(void) {
         test_failed_commit_leaves_no_transaction();
         test_verifications();
         test_verifications_per_uid();
+        test_records_per_uid();
         return 0;
 }

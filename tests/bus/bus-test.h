@@ -5,12 +5,14 @@
  * tests/harness. */
 #pragma once
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "harness.h"
 #include "strv.h"
@@ -26,6 +28,23 @@ static inline char *xasprintf(const char *fmt, ...) {
         assert_se(vasprintf(&s, fmt, ap) >= 0);
         va_end(ap);
         return s;
+}
+
+/* The store's bytes with the daemon stopped (so SQLite has checkpointed): the database and
+ * whatever log SQLite left (test-verify-records.c, test-store-records.c). */
+static inline off_t store_size_stopped(Harness *h) {
+        off_t total = 0;
+        const char *names[] = { "tinct.db", "tinct.db-wal" };
+        assert_se(harness_stop_daemon(h) == 0);
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                _cleanup_free_ char *path = xasprintf("%s/%s", harness_state_dir(h), names[i]);
+                struct stat st;
+                if (stat(path, &st) == 0)
+                        total += st.st_size;
+                else
+                        assert_se(errno == ENOENT);
+        }
+        return total;
 }
 
 #define KV(...) ((const char *const[]) { __VA_ARGS__, NULL })

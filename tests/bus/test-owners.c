@@ -6,7 +6,9 @@
  *  - nobody makes Bluish the hard default of its own temp `cups-Printer`; root's
  *    `cups-Printer`, made again, must still have [AdobeRGB1998] only;
  *  - nobody's temp `cups-Victim` shows root's mapping and nobody removes it; root's
- *    `cups-Victim`, made again, must still have it.
+ *    `cups-Victim`, made again, must still have it;
+ *  - nobody disables its own temp `cups-Printer` (SetEnabled false); root's, made again, must
+ *    still be enabled (Enabled flags are in the same layers, schema 7).
  * The legitimate flows still work: root's choices persist; nobody's own choices persist for
  * nobody's own devices across the restart; with root's device live, nobody's choice reaches
  * further and is refused (test-shared-id.c covers the authorized propagation).
@@ -74,7 +76,8 @@ static bool profiles_are(sd_bus *bus, const char *dev, const char *const *want) 
  * choice; a difference is one attempt that changed it. */
 static void root_check(sd_bus *bus, const char *id, const char *const *want, bool after_attempt) {
         _cleanup_free_ char *dev = harness_must_create_device(bus, id, "normal", "printer", NO_KV);
-        bool ok = profiles_are(bus, dev, want);
+        /* root never disabled them: nobody's flag on its own device of the id must not show */
+        bool ok = profiles_are(bus, dev, want) && harness_get_bool(bus, dev, CM_DEVICE_IFACE, "Enabled");
         if (after_attempt && !ok)
                 hijacked++;
         if (!after_attempt)
@@ -103,6 +106,15 @@ static int nobody_prefers_bluish(sd_bus *bus, void *userdata) {
         return 0;
 }
 
+/* Attack 3: its own temp cups-Printer disabled (Enabled is stored by device id, colord §16.7). */
+static int nobody_disables(sd_bus *bus, void *userdata) {
+        _cleanup_free_ char *dev = harness_must_create_device(bus, "cups-Printer", "temp", "printer", NO_KV);
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        assert_bus_ok(harness_call(bus, dev, CM_DEVICE_IFACE, "SetEnabled", &e, NULL, "b", 0), &e);
+        assert_se(!harness_get_bool(bus, dev, CM_DEVICE_IFACE, "Enabled"));
+        return 0;
+}
+
 /* Attack 2: its own temp cups-Victim shows root's mapping; removed. */
 static int nobody_removes(sd_bus *bus, void *userdata) {
         Ids ids = {};
@@ -121,6 +133,7 @@ static int nobody_sees_own(sd_bus *bus, void *userdata) {
         ids_load(bus, &ids);
         _cleanup_free_ char *p = harness_must_create_device(bus, "cups-Printer", "temp", "printer", NO_KV);
         assert_se(profiles_are(bus, p, (const char *const[]) { ids.bluish, ids.adobe, NULL }));
+        assert_se(!harness_get_bool(bus, p, CM_DEVICE_IFACE, "Enabled"));
         _cleanup_free_ char *v = harness_must_create_device(bus, "cups-Victim", "temp", "printer", NO_KV);
         assert_se(profiles_are(bus, v, (const char *const[]) { NULL }));
         ids_done(&ids);
@@ -387,6 +400,8 @@ int main(void) {
         assert_se(harness_run_as_nobody(h, nobody_prefers_bluish, NULL) == 0);
         attempts++;
         assert_se(harness_run_as_nobody(h, nobody_removes, NULL) == 0);
+        attempts++;
+        assert_se(harness_run_as_nobody(h, nobody_disables, NULL) == 0);
         attempts++;
         assert_se(harness_polkit_count(h, NULL, NULL) == 0); /* own temp devices: never asked */
 

@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "bus-test.h"
 #include "tinct-limits.h"
@@ -91,22 +90,6 @@ static int nobody_sees(sd_bus *bus, void *userdata) {
         return 0;
 }
 
-/* The store's bytes with the daemon stopped: the database and whatever log SQLite left. */
-static off_t store_size(Harness *h) {
-        off_t total = 0;
-        const char *names[] = { "tinct.db", "tinct.db-wal" };
-        assert_se(harness_stop_daemon(h) == 0);
-        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
-                _cleanup_free_ char *path = xasprintf("%s/%s", harness_state_dir(h), names[i]);
-                struct stat st;
-                if (stat(path, &st) == 0)
-                        total += st.st_size;
-                else
-                        assert_se(errno == ENOENT);
-        }
-        return total;
-}
-
 static void restart(Harness *h) {
         assert_se(harness_restart_daemon(h) >= 0);
 }
@@ -117,13 +100,13 @@ static void test_rounds(Harness *h, unsigned n) {
         const unsigned warm = 2 * LIMIT_VERIFIED_DEVICES_PER_UID;
         assert_se(n > warm + LIMIT_VERIFIED_DEVICES_PER_UID);
 
-        off_t empty = store_size(h);
+        off_t empty = store_size_stopped(h);
         restart(h);
         assert_se(harness_run_as_nobody(h, nobody_rounds, &(Rounds) { 0, warm }) == 0);
-        off_t after_warm = store_size(h);
+        off_t after_warm = store_size_stopped(h);
         restart(h);
         assert_se(harness_run_as_nobody(h, nobody_rounds, &(Rounds) { warm, n }) == 0);
-        off_t after_all = store_size(h);
+        off_t after_all = store_size_stopped(h);
         fprintf(stderr, "store: %lld bytes at start, %lld after %u rounds, %lld after %u rounds\n",
                 (long long) empty, (long long) after_warm, warm, (long long) after_all, n);
         /* Page reuse leaves some slack; growth with the rounds would be n/warm times. */

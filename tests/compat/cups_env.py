@@ -9,6 +9,7 @@ daemon follows."""
 
 import http.server
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -77,6 +78,26 @@ class Cupsd:
                 return [tuple(line.split()[-2:]) for line in f if line.count('"') >= 2 and len(line.split()) >= 2]
         except OSError:
             return []
+
+    def subscribed_and_listed(self):
+        """Whether tinctd made its subscription (Create-Printer-Subscriptions) and listed the
+        queues after it (the outcome's listing; no other is due meanwhile): from then on, with
+        a long --cups-poll, only a signal makes tinctd ask cupsd again."""
+        ops = [op for op, _status in self.requests()]
+        if "Create-Printer-Subscriptions" not in ops:
+            return False
+        return "CUPS-Get-Printers" in ops[ops.index("Create-Printer-Subscriptions"):]
+
+    def take_out_of_conf(self, queue):
+        """Takes the queue out of printers.conf, as an administrator would while cupsd is
+        stopped; returns how many entries went (1)."""
+        conf = os.path.join(self.root, "printers.conf")
+        with open(conf) as f:
+            text = f.read()
+        text, n = re.subn(r"<Printer %s>.*?</Printer>\n" % re.escape(queue), "", text, flags=re.S)
+        with open(conf, "w") as f:
+            f.write(text)
+        return n
 
     def _wait_ready(self):
         # Ready when the scheduler answers on its socket (lpstat -r asks it).

@@ -14,7 +14,6 @@ the subscription's renewal (a lease of 10 s). Skips only where
 cupsd cannot run (not installed, or not root)."""
 
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -136,13 +135,7 @@ def restarts():
             check_eq(find(conn, "Stays"), dev("Stays"), "with cupsd stopped the queue's device stays")
             check(env.daemon_alive(), "daemon alive without cupsd")
             # The queue Stays is removed while cupsd is down (its printers.conf edited).
-            conf = os.path.join(root, "printers.conf")
-            with open(conf) as f:
-                text = f.read()
-            text, n = re.subn(r"<Printer Stays>.*?</Printer>\n", "", text, flags=re.S)
-            check_eq(n, 1, "the queue Stays taken out of printers.conf")
-            with open(conf, "w") as f:
-                f.write(text)
+            check_eq(cupsd.take_out_of_conf("Stays"), 1, "the queue Stays taken out of printers.conf")
             mark = signals.mark()
             cupsd = Cupsd(env, root)
             signals.wait("DeviceRemoved", dev("Stays"), since=mark)
@@ -162,16 +155,9 @@ def notified():
         signals = Signals(conn)
         cupsd = Cupsd(env, os.path.join(env.tmp, "cups"))
         try:
-            # tinctd subscribes once cupsd answers, then lists the queues once more (the
-            # outcome's poke; no other listing is due meanwhile) and next in an hour: a
-            # CUPS-Get-Printers after the subscription is that listing, and after it only
-            # a signal can make tinctd ask cupsd again.
-            def subscribed_and_listed():
-                ops = [op for op, _status in cupsd.requests()]
-                if "Create-Printer-Subscriptions" not in ops:
-                    return False
-                return "CUPS-Get-Printers" in ops[ops.index("Create-Printer-Subscriptions"):]
-            wait_until("tinctd's subscription and the listing after it", subscribed_and_listed)
+            # tinctd subscribes once cupsd answers, then lists the queues once more and next
+            # in an hour: after that listing only a signal can make tinctd ask cupsd again.
+            wait_until("tinctd's subscription and the listing after it", cupsd.subscribed_and_listed)
             check(("Create-Printer-Subscriptions", "successful-ok") in cupsd.requests(), "cupsd took the subscription")
             cupsd.lp("lpadmin", "-p", "Signalled", "-E", "-v", "file:///dev/null")
             signals.wait("DeviceAdded", dev("Signalled"))

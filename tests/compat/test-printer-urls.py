@@ -22,7 +22,6 @@ import os
 import re
 import shutil
 import socket
-import struct
 import sys
 import threading
 
@@ -30,29 +29,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compat  # noqa: E402
 from compat import check, check_eq, test  # noqa: E402
 from cups_env import DEADLINE_S, Cupsd, Signals, prop, wait_until  # noqa: E402
+import ipp_encode  # noqa: E402
 
 UUID = "5e1c7a90-27b4-4c6e-9d3f-8b2a41c0e7d5"
 GOOD = "colord-data--sRGB.icc"
 ENCODED = "colord-data--Bluish.icc"
 REQUEST_LINE = re.compile(rb"^[A-Z]+ .* HTTP/\d\.\d$")
 WELL_FORMED = re.compile(rb"^[A-Z]+ [!-~]+ HTTP/1\.1$")
-
-
-def ipp_attr(tag, name, value):
-    name, value = name.encode(), value if isinstance(value, bytes) else value.encode()
-    return struct.pack(">BH", tag, len(name)) + name + struct.pack(">H", len(value)) + value
-
-
-def ipp_profiles(entries):
-    """printer-icc-profiles (PWG 5100.13): a 1setOf collection of profile-name, profile-url
-    (RFC 8010 §3.1.6)."""
-    out = b""
-    for i, (name, url) in enumerate(entries):
-        out += ipp_attr(0x34, "printer-icc-profiles" if i == 0 else "", b"")
-        out += ipp_attr(0x4a, "", "profile-name") + ipp_attr(0x42, "", name)
-        out += ipp_attr(0x4a, "", "profile-url") + ipp_attr(0x45, "", url)
-        out += ipp_attr(0x37, "", b"")
-    return out
 
 
 class HostilePrinter:
@@ -91,10 +74,8 @@ class HostilePrinter:
     def _answer(self, head, body):
         method, target = head.split(b"\r\n")[0].split(b" ")[:2]
         if method == b"POST":
-            request_id = body[4:8] if len(body) >= 8 else b"\0\0\0\1"
-            ipp = (b"\x02\x00\x00\x00" + request_id + b"\x01" +
-                   ipp_attr(0x47, "attributes-charset", "utf-8") + ipp_attr(0x48, "attributes-natural-language", "en") +
-                   b"\x04" + ipp_attr(0x45, "printer-uuid", "urn:uuid:" + UUID) + ipp_profiles(self.entries) + b"\x03")
+            ipp = ipp_encode.printer_answer(body, ipp_encode.attr("uri", "printer-uuid", "urn:uuid:" + UUID) +
+                                            ipp_encode.icc_profiles(self.entries))
             return b"HTTP/1.1 200 OK\r\nContent-Type: application/ipp\r\nContent-Length: %d\r\n\r\n" % len(ipp) + ipp
         data = self.files.get(target.decode("latin-1"))
         if data is None:

@@ -388,7 +388,7 @@ static int set_enabled_authorized(sd_bus_message *msg, Manager *m, Client *c, sd
                 return r;
         if (d->enabled == !!enabled)
                 return sd_bus_reply_method_return(msg, "");
-        r = store_device_set_enabled(m->store, d->id, enabled);
+        r = store_device_set_enabled(m->store, d->id, c->authorized ? STORE_LAYER_SYSTEM : c->uid, enabled);
         if (r < 0)
                 return bus_error_set(error, DOMAIN_DEVICE, BUS_ERR_INTERNAL, "failed to save Enabled: %s", strerror(-r));
         d->enabled = enabled;

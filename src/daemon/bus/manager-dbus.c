@@ -402,7 +402,7 @@ static int create_device_authorized(sd_bus_message *msg, Manager *m, Client *c, 
                         return r;
         }
         bool enabled;
-        if (store_device_get_enabled(m->store, id, &enabled) >= 0)
+        if (store_device_get_enabled(m->store, id, device_mapping_layer(d), &enabled) >= 0)
                 d->enabled = enabled;
         if (scope == SCOPE_TEMP) {
                 r = free_and_strdup(&d->creator, c->name);
@@ -648,6 +648,12 @@ static int create_profile_common(sd_bus_message *msg, Manager *m, Client *c, boo
                 return r;
         if (manager_find_profile_by_id(m, id))
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_ALREADY_EXISTS, "profile id '%s' already exists", id);
+        /* Printers' vendor profiles are the daemon's, and their ids can be computed before
+         * the printer is asked: taken by a client, root's printer would list its profile
+         * (docs/printers.md, compatibility.md). The id is as good as taken. */
+        if (manager_sources_reserve_profile_id(m, id))
+                return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_ALREADY_EXISTS,
+                                     "profile id '%s' is reserved for a printer's vendor profile", id);
         if (scope_from_string(scope_str, &scope) < 0)
                 return bus_error_set(error, DOMAIN_MANAGER, BUS_ERR_INPUT_INVALID, "scope non-valid: %s", scope_str);
         const char *title = strmap_get(&props, "Title");

@@ -72,3 +72,10 @@ void manager_sources_choice_stored(Manager *m, const Device *d, const char *prof
         FOREACH_RUNNING_SOURCE(m, s, choice_stored)
                 s->vtable->choice_stored(s->state, d, profile_id, timestamp);
 }
+
+bool manager_sources_reserve_profile_id(Manager *m, const char *id) {
+        for (DeviceSource *s = m->sources; s < m->sources + m->n_sources; s++)
+                if (s->vtable->profile_id_reserved && s->vtable->profile_id_reserved(id))
+                        return true;
+        return false;
+}

@@ -50,6 +50,10 @@ typedef struct DeviceSourceVTable {
          * source may keep it under its own identity of the thing too (a printer's choice
          * follows the printer to its next queue). */
         void (*choice_stored)(void *state, const Device *d, const char *profile_id, uint64_t timestamp);
+        /* Whether a profile id is the source's own and refused to every client's CreateProfile
+         * (printers' vendor profiles: their ids can be computed before tinct asks the
+         * printer). Asked of every source, running or not: the ids stay reserved. */
+        bool (*profile_id_reserved)(const char *id);
 } DeviceSourceVTable;
 
 /* A source to start, with its settings. */
@@ -80,3 +84,5 @@ const char *manager_sources_alias_target(Manager *m, const char *id);
 /* The source that yields `d` to a client's CreateDevice, or NULL. */
 DeviceSource *manager_source_yielding(Manager *m, const Device *d);
 void manager_sources_choice_stored(Manager *m, const Device *d, const char *profile_id, uint64_t timestamp);
+/* Whether any source, running or not, keeps this profile id for itself. */
+bool manager_sources_reserve_profile_id(Manager *m, const char *id);

@@ -25,6 +25,7 @@ struct Profile {
 
         char *filename;
         bool filename_claimed; /* the creator's word, not checked (profile-claim.h) */
+        bool printer_vendor;   /* a printer's vendor profile the CUPS source made: the daemon's object and file */
         struct Profile *same_file_next; /* Manager.profiles_by_filename */
         char *mapping_target;           /* MAPPING_device_id when indexed, Manager.profiles_by_target */
         struct Profile *same_target_next;

@@ -61,9 +61,13 @@ bool cups_notify_subscribing(const CupsNotify *n) {
 static int on_signal(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         CupsNotify *n = userdata;
         const char *member = sd_bus_message_get_member(msg);
-        /* PrinterStateChanged and the job signals change no device. */
+        /* PrinterStateChanged and the job signals change no device. ServerStarted and
+         * ServerRestarted (a start with printers.conf read again, or a reload): cupsd sends no
+         * PrinterDeleted for a queue taken out of its configuration meanwhile, and the
+         * listing that answers it may otherwise be the safety poll's, a minute or more away. */
         if (streq_ptr(member, "PrinterAdded") || streq_ptr(member, "PrinterDeleted") ||
-            streq_ptr(member, "PrinterModified")) {
+            streq_ptr(member, "PrinterModified") || streq_ptr(member, "ServerStarted") ||
+            streq_ptr(member, "ServerRestarted")) {
                 log_debug("cupsd's notifier: %s", member);
                 n->poke(n->userdata);
         }
@@ -177,6 +181,10 @@ static void subscribe(CupsNotify *n) {
                 { IPP_TAG_SUBSCRIPTION, IPP_TAG_KEYWORD, "notify-events", "printer-added", 0 },
                 { IPP_TAG_SUBSCRIPTION, IPP_TAG_KEYWORD, NULL, "printer-deleted", 0 },
                 { IPP_TAG_SUBSCRIPTION, IPP_TAG_KEYWORD, NULL, "printer-modified", 0 },
+                /* The subscription outlives a cupsd restart (subscriptions.conf): these come
+                 * from the new cupsd, which may have lost queues while it was stopped. */
+                { IPP_TAG_SUBSCRIPTION, IPP_TAG_KEYWORD, NULL, "server-started", 0 },
+                { IPP_TAG_SUBSCRIPTION, IPP_TAG_KEYWORD, NULL, "server-restarted", 0 },
                 { IPP_TAG_SUBSCRIPTION, IPP_TAG_INTEGER, "notify-lease-duration", NULL, n->lease_sec },
         };
         int r = ipp_call_start(n->event, n->server, IPP_OP_CREATE_PRINTER_SUBSCRIPTIONS, SERVER_URI, NULL, attrs,

@@ -2,7 +2,8 @@
 /* cupsd's D-Bus notifier as the trigger to list the queues again (docs/printers.md): an IPP
  * subscription (Create-Printer-Subscriptions, notify-recipient-uri dbus://) makes cupsd
  * start its dbus notifier, which sends PrinterAdded, PrinterDeleted and PrinterModified
- * (interface org.cups.cupsd.Notifier) on the system bus when a queue changes. Anyone may
+ * (interface org.cups.cupsd.Notifier) on the system bus when a queue changes, and
+ * ServerStarted or ServerRestarted when cupsd starts again or reloads. Anyone may
  * send such a signal: it only makes the source ask cupsd sooner, never changes a device by
  * itself. The subscription has a lease and is renewed at half of it; when cupsd stops
  * answering it is forgotten and made again once cupsd answers. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "macro.h"
+#include "md5.h"
 #include "utf8.h"
 
 void cups_printer_done(CupsPrinter *p) {
@@ -246,4 +247,29 @@ int cups_uri_uuid(const char *uri, char **ret) {
                 p = p[n] ? p + n + 1 : NULL;
         }
         return -ENOENT;
+}
+
+#define VENDOR_ID_PREFIX "printer-"
+#define VENDOR_ID_HEX 12
+
+char *cups_vendor_profile_id(const char *identity, const char *queue, const char *profile_name) {
+        _cleanup_free_ char *key = NULL;
+        char hex[33], *id;
+        if (!identity && asprintf(&key, "queue:%s", queue) < 0)
+                return NULL;
+        const char *k = identity ?: key;
+        md5_hex(k, strlen(k), hex);
+        if (asprintf(&id, VENDOR_ID_PREFIX "%.*s-%s", VENDOR_ID_HEX, hex, profile_name) < 0)
+                return NULL;
+        return id;
+}
+
+bool cups_vendor_profile_id_reserved(const char *id) {
+        if (strncmp(id, VENDOR_ID_PREFIX, strlen(VENDOR_ID_PREFIX)) != 0)
+                return false;
+        const char *h = id + strlen(VENDOR_ID_PREFIX);
+        for (size_t i = 0; i < VENDOR_ID_HEX; i++)
+                if (!isdigit((unsigned char) h[i]) && !(h[i] >= 'a' && h[i] <= 'f'))
+                        return false;
+        return h[VENDOR_ID_HEX] == '-';
 }

@@ -50,3 +50,12 @@ int cups_uri_uuid(const char *uri, char **ret);
 
 /* One field (MFG, MDL, SN, with their long spellings) of an IEEE 1284 device id. */
 int cups_device_id_field(const char *device_id, const char *key, char **ret);
+
+/* The id of a printer's vendor profile (docs/printers.md): "printer-<12 hex>-<profile-name>",
+ * the hex of md5 of the printer's identity key, or of "queue:<queue>" for a printer without
+ * one. By identity, so that a choice of it survives the queue. NULL when out of memory. */
+char *cups_vendor_profile_id(const char *identity, const char *queue, const char *profile_name);
+
+/* Whether id has that form ("printer-", 12 lower-case hex digits, "-"): such ids are the
+ * daemon's own, never a client's (docs/printers.md, "Vendor profiles are the daemon's"). */
+bool cups_vendor_profile_id_reserved(const char *id);

@@ -10,21 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sys/stat.h>
-
 #include "cups-fetch.h"
 #include "cups-ipp.h"
 #include "cups-notify.h"
 #include "cups-printer.h"
 #include "cups-qualifier.h"
-#include "signals.h"
+#include "cups-vendor-files.h"
 #include "device.h"
-#include "fileio.h"
 #include "log.h"
 #include "time-util.h"
-#include "md5.h"
 #include "parser.h"
 #include "profile.h"
+#include "signals.h"
 #include "strv.h"
 #include "utf8.h"
 
@@ -42,6 +39,7 @@ typedef struct CupsQueue {
         char *uuid;             /* the printer's own printer-uuid, lower case */
         char *identity;         /* cups_identity(): the key its hard choices are kept under too */
         char **vendor_profiles; /* ids of the profiles made from printer-icc-profiles */
+        char **previous_profiles; /* an earlier answer's, released once this answer's are in */
         List parsing;           /* VendorParse: its vendor profile in a parser process */
         Device *decorated;      /* the device that got the identity and vendor profiles last */
 } CupsQueue;
@@ -104,6 +102,7 @@ static CupsQueue *queue_free(CupsQueue *q) {
                 free(q->uuid);
                 free(q->identity);
                 strv_free(q->vendor_profiles);
+                strv_free(q->previous_profiles);
                 free(q);
         }
         return NULL;
@@ -220,6 +219,13 @@ static void restore_identity_choices(Manager *m, Device *d, const char *identity
         }
 }
 
+/* A vendor profile the source made, by id: never another's profile that holds the id
+ * (docs/printers.md, "Vendor profiles are the daemon's"). */
+static Profile *find_vendor_profile(Manager *m, const char *id) {
+        Profile *p = manager_find_profile_by_id(m, id);
+        return p && p->printer_vendor ? p : NULL;
+}
+
 /* The identity as metadata, the vendor profiles as soft ones, the identity's choices: on
  * whichever device of the queue's id lives now (tinct's or cupsd's). */
 static void decorate(CupsWatch *w, CupsQueue *q, bool force) {
@@ -239,7 +245,7 @@ static void decorate(CupsWatch *w, CupsQueue *q, bool force) {
                 device_emit_properties(d, "Metadata", NULL);
         bool added = false;
         STRV_FOREACH(pid, q->vendor_profiles) {
-                Profile *p = manager_find_profile_by_id(m, *pid);
+                Profile *p = find_vendor_profile(m, *pid);
                 if (p && !device_find_profile(d, p) && device_add_profile(d, p, false, now(CLOCK_REALTIME)) >= 0)
                         added = true;
         }
@@ -251,41 +257,47 @@ static void decorate(CupsWatch *w, CupsQueue *q, bool force) {
                 restore_identity_choices(m, d, q->identity);
 }
 
-static char *vendor_profile_id(const CupsQueue *q, const char *name) {
-        char *id;
-        if (q->identity) {
-                /* By identity, so that a choice of it survives the queue (docs/printers.md). */
-                char hex[33];
-                md5_hex(q->identity, strlen(q->identity), hex);
-                return asprintf(&id, "printer-%.12s-%s", hex, name) < 0 ? NULL : id;
-        }
-        return asprintf(&id, "cups-%s-%s", q->name, name) < 0 ? NULL : id;
-}
-
 static void vendor_next(CupsQueue *q);
+
+/* A profile of the id exists: the daemon's (another queue of the same printer made it, or
+ * an answer parsed meanwhile), which the queue lists too; or another's, which is never
+ * adopted nor its file deleted: clients cannot take such an id (manager-dbus.c), so it is
+ * one stored before that rule, and the printer's profile waits until the id is free. */
+static int vendor_profile_exists(CupsQueue *q, const char *id, const char *name) {
+        Profile *p = manager_find_profile_by_id(q->watch->manager, id);
+        if (p->printer_vendor)
+                return strv_contains(q->vendor_profiles, id) ? 0 : strv_extend(&q->vendor_profiles, id);
+        log_warning("Printer %s: profile id %s is held by a profile tinctd did not make (owner %u); the printer's "
+                    "profile %s is not registered", q->name, id, (unsigned) p->owner, name);
+        return 0;
+}
 
 /* The rest of a vendor profile once parsed: its file and its profile object. */
 static int vendor_profile_add(CupsQueue *q, const VendorParse *v, const IccInfo *info, const uint8_t *icc,
                               size_t icc_len) {
         Manager *m = q->watch->manager;
         const char *id = v->id;
-        if (manager_find_profile_by_id(m, id)) /* the same profile, from an answer parsed meanwhile */
-                return strv_contains(q->vendor_profiles, id) ? 0 : strv_extend(&q->vendor_profiles, id);
-        /* A file, because print filters read a profile by its Filename. */
-        _cleanup_free_ char *dir = NULL, *path = NULL;
-        char hex[33];
-        md5_hex(id, strlen(id), hex);
-        if (asprintf(&dir, "%s/printers", m->config.state_dir) < 0 || asprintf(&path, "%s/%s.icc", dir, hex) < 0)
-                return -ENOMEM;
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                return log_warning_errno(errno, "Cannot create %s: %m", dir);
-        int r = write_file_atomic(path, icc, icc_len, 0644, WRITE_SKIP_IF_SAME);
+        if (manager_find_profile_by_id(m, id))
+                return vendor_profile_exists(q, id, v->name);
+        /* A file, because print filters read a profile by its Filename; written and
+         * registered in this one callback, so no sweep sees it unnamed (one the source fails
+         * to register is swept once the answer is in: vendor_next). */
+        _cleanup_free_ char *path = NULL;
+        int r = cups_vendor_files_write(m->config.state_dir, id, icc, icc_len, &path);
+        if (r == -EDQUOT) {
+                log_warning("Printer %s: profile %s (%zu bytes) is not kept: the printers' vendor profiles would "
+                            "be more than %u files or %llu MiB together (docs/printers.md)", q->name, v->name,
+                            icc_len, (unsigned) LIMIT_PRINTER_FILES, LIMIT_PRINTER_FILES_BYTES >> 20);
+                return 0;
+        }
         if (r < 0)
-                return log_warning_errno(r, "Cannot write %s: %m", path);
+                return log_warning_errno(r, "Printer %s: cannot write the file of profile %s in %s/printers: %m",
+                                         q->name, v->name, m->config.state_dir);
         _cleanup_free_ char *qualifier = cups_profile_qualifier(v->name, info->colorspace, v->media_types);
         _cleanup_(profile_freep) Profile *p = NULL;
         if (!qualifier || profile_new(m, id, 0, SCOPE_NORMAL, &p) < 0)
                 return -ENOMEM;
+        p->printer_vendor = true;
         r = profile_set_file(p, path, info, (const char *const[]) { "PRINTER_profile_name", v->name,
                                                                     "PRINTER_profile_url", v->url, NULL });
         if (r >= 0)
@@ -325,11 +337,11 @@ static void on_vendor_parsed(int r, IccInfo *info, const char *why, uint8_t *dat
  * one that exists already. */
 static int vendor_profile(CupsWatch *w, CupsQueue *q, const FetchProfile *f, char *const *media_types) {
         Manager *m = w->manager;
-        _cleanup_free_ char *id = vendor_profile_id(q, f->name);
+        _cleanup_free_ char *id = cups_vendor_profile_id(q->identity, q->name, f->name);
         if (!id)
                 return -ENOMEM;
         if (manager_find_profile_by_id(m, id))
-                return strv_contains(q->vendor_profiles, id) ? 0 : strv_extend(&q->vendor_profiles, id);
+                return vendor_profile_exists(q, id, f->name);
         VendorParse *v = calloc(1, sizeof *v);
         if (!v)
                 return -ENOMEM;
@@ -353,6 +365,48 @@ static int vendor_profile(CupsWatch *w, CupsQueue *q, const FetchProfile *f, cha
         return r;
 }
 
+static bool vendor_profile_held(CupsWatch *w, const char *id) {
+        void *it = NULL, *v;
+        while (hashmap_iterate(w->queues, &it, NULL, &v)) {
+                const CupsQueue *q = v;
+                if (strv_contains(q->vendor_profiles, id) || strv_contains(q->previous_profiles, id))
+                        return true;
+        }
+        return false;
+}
+
+/* The vendor profiles of these ids that no queue lists any more go, their files before the
+ * ProfileRemoved; a profile of such an id that the source did not make is never touched
+ * (docs/printers.md). */
+static void release_vendor_profiles(CupsWatch *w, char *const *ids) {
+        STRV_FOREACH(pid, ids) {
+                Profile *p = vendor_profile_held(w, *pid) ? NULL : find_vendor_profile(w->manager, *pid);
+                if (!p)
+                        continue;
+                if (p->filename)
+                        cups_vendor_files_remove(w->manager->config.state_dir, p->filename);
+                manager_remove_profile(w->manager, p);
+        }
+}
+
+/* <state>/printers/ holds the files of live vendor profiles only (cups-vendor-files.h). Runs
+ * where profiles went or an answer is in; a file is written and its profile registered in
+ * one callback (vendor_profile_add), so a parse still running elsewhere has none yet. */
+static void sweep_vendor_files(CupsWatch *w) {
+        Manager *m = w->manager;
+        _cleanup_strv_free_ char **keep = NULL;
+        Profile *p;
+        LIST_FOREACH(&m->profiles, p, Profile, link)
+                if (p->printer_vendor && p->filename && strv_extend(&keep, p->filename) < 0)
+                        return (void) log_oom(); /* keep = a part: nothing may go */
+        size_t n = 0;
+        int r = cups_vendor_files_sweep(m->config.state_dir, keep, &n);
+        if (r < 0)
+                log_warning_errno(r, "Cannot sweep %s/printers of the files no printer uses: %m", m->config.state_dir);
+        else if (n > 0)
+                log_info("Removed %zu file%s of printers' vendor profiles that no queue uses", n, n == 1 ? "" : "s");
+}
+
 /* The printer's profiles are parsed one at a time, each copied out of the answer only when
  * its turn comes: a loop iteration handles one of them, never the whole answer (16 profiles
  * of 4 MB, bench/bench-printer.py). The device gets them once the last is done. */
@@ -369,6 +423,11 @@ static void vendor_next(CupsQueue *q) {
                 fetch_reply_done(q->reply);
         q->reply = mfree(q->reply);
         q->run = fetch_run_free(q->run);
+        /* The answer is the printer's whole set: what an earlier one gave (another
+         * printer-uuid, profiles it no longer offers) goes unless another queue holds it. */
+        _cleanup_strv_free_ char **previous = TAKE_PTR(q->previous_profiles);
+        release_vendor_profiles(q->watch, previous);
+        sweep_vendor_files(q->watch);
         decorate(q->watch, q, true);
 }
 
@@ -404,6 +463,8 @@ static void on_fetched(FetchRun *run, int error, FetchReply *reply, void *userda
         }
         *q->reply = *reply; /* its strings are the queue's now, its bytes stay in q->run */
         q->next_profile = 0;
+        strv_free(q->previous_profiles); /* none: q->run held the queue's fetch until vendor_next() was done */
+        q->previous_profiles = TAKE_PTR(q->vendor_profiles);
         vendor_next(q);
 }
 
@@ -514,7 +575,7 @@ static int queue_create_device(CupsWatch *w, CupsQueue *q, const char *id, const
         if (r < 0)
                 return r;
         bool enabled;
-        if (m->store && store_device_get_enabled(m->store, id, &enabled) >= 0)
+        if (m->store && store_device_get_enabled(m->store, id, device_mapping_layer(d), &enabled) >= 0)
                 d->enabled = enabled;
         r = manager_add_device(m, d);
         if (r < 0)
@@ -597,24 +658,16 @@ static void queue_gone(CupsWatch *w, CupsQueue *q) {
         log_info("CUPS queue %s is gone%s", q->name, q->device ? ", and its device with it" : "");
         hashmap_remove_value(w->queues, q->name, q);
         Device *d = q->device;
-        char **vendor = TAKE_PTR(q->vendor_profiles);
+        _cleanup_strv_free_ char **vendor = TAKE_PTR(q->vendor_profiles);
+        _cleanup_strv_free_ char **previous = TAKE_PTR(q->previous_profiles);
         queue_free(q);
         if (d)
                 manager_remove_device(m, d);
-        /* Its vendor profiles too, unless another queue of the same printer holds them. */
-        STRV_FOREACH(pid, vendor) {
-                bool held = false;
-                void *it = NULL, *v;
-                while (!held && hashmap_iterate(w->queues, &it, NULL, &v))
-                        held = strv_contains(((CupsQueue *) v)->vendor_profiles, *pid);
-                Profile *p = held ? NULL : manager_find_profile_by_id(m, *pid);
-                if (p) {
-                        if (p->filename)
-                                (void) unlink(p->filename);
-                        manager_remove_profile(m, p);
-                }
-        }
-        strv_free(vendor);
+        /* Its vendor profiles too, unless another queue of the same printer holds them, and
+         * their files with whatever else no live vendor profile names. */
+        release_vendor_profiles(w, vendor);
+        release_vendor_profiles(w, previous);
+        sweep_vendor_files(w);
 }
 
 /* ---- asking cupsd ---------------------------------------------------------------------- */
@@ -757,8 +810,24 @@ static void on_poke(void *userdata) {
         (void) schedule(w, CUPS_NOTIFY_DELAY_USEC);
 }
 
+/* No vendor profile exists yet: each is made again from its printer's answer, so every file
+ * of the last run (a queue removed while tinctd was down, a printer that answered another
+ * printer-uuid then) is named by nothing and goes (docs/printers.md). */
+static void clear_vendor_files(Manager *m) {
+        size_t n = 0;
+        uint64_t bytes = 0;
+        int r = cups_vendor_files_clear(m->config.state_dir, &n, &bytes);
+        if (r < 0)
+                log_warning_errno(r, "Cannot empty %s/printers of the last run's vendor profiles: %m",
+                                  m->config.state_dir);
+        if (n > 0)
+                log_info("Removed the %zu file%s (%llu bytes) of the last run's printer vendor profiles; each printer's "
+                         "answer brings its own again", n, n == 1 ? "" : "s", (unsigned long long) bytes);
+}
+
 static int cups_start(Manager *m, const void *config, void **ret_state) {
         const CupsConfig *c = config;
+        clear_vendor_files(m);
         if (c->off)
                 return 0;
         CupsWatch *w = calloc(1, sizeof *w);
@@ -811,4 +880,5 @@ const DeviceSourceVTable cups_source = {
         .yields_to_client = cups_yields_to_client,
         .handed_over = cups_handed_over,
         .choice_stored = cups_choice_stored,
+        .profile_id_reserved = cups_vendor_profile_id_reserved,
 };

@@ -115,8 +115,32 @@ static void test_printer_from_ipp(void) {
         free(problem);
 }
 
+static void test_vendor_profile_ids(void) {
+        char *id;
+        /* md5("uuid:0d7f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b") starts 899b4cba9805, md5("queue:Photo")
+         * 0d1fdf5d43a4 (python3's hashlib). */
+        assert_streq(id = cups_vendor_profile_id("uuid:0d7f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b", "Photo", "stationery"),
+                     "printer-899b4cba9805-stationery");
+        assert_se(cups_vendor_profile_id_reserved(id));
+        free(id);
+        /* Without an identity, from the queue name: the same reserved form. */
+        assert_streq(id = cups_vendor_profile_id(NULL, "Photo", "photographic-glossy"),
+                     "printer-0d1fdf5d43a4-photographic-glossy");
+        assert_se(cups_vendor_profile_id_reserved(id));
+        free(id);
+        assert_se(cups_vendor_profile_id_reserved("printer-0123456789ab-"));
+        assert_se(!cups_vendor_profile_id_reserved("printer-0123456789AB-x")); /* md5_hex is lower case */
+        assert_se(!cups_vendor_profile_id_reserved("printer-0123456789a-x"));
+        assert_se(!cups_vendor_profile_id_reserved("printer-0123456789abc"));
+        assert_se(!cups_vendor_profile_id_reserved("printer-0123456789ab"));
+        assert_se(!cups_vendor_profile_id_reserved("Photo-RGB.."));  /* cupsd's own ids (colord §9.5) */
+        assert_se(!cups_vendor_profile_id_reserved("icc-0123456789abcdef0123456789abcdef"));
+        assert_se(!cups_vendor_profile_id_reserved(""));
+}
+
 int main(void) {
         test_identity();
+        test_vendor_profile_ids();
         test_uris();
         test_qualifiers();
         test_printer_from_ipp();

@@ -460,7 +460,7 @@ static int add_display(DisplayWatch *w, DisplayConnector *c) {
         if (r < 0)
                 goto finish;
         bool enabled;
-        if (m->store && store_device_get_enabled(m->store, c->id, &enabled) >= 0)
+        if (m->store && store_device_get_enabled(m->store, c->id, device_mapping_layer(d), &enabled) >= 0)
                 d->enabled = enabled;
         if (p && want_soft_edid(m, c->id, p)) {
                 r = device_add_profile(d, p, false, now(CLOCK_REALTIME));

@@ -245,7 +245,7 @@ static int add_device(ScannerSource *s, const Wanted *w) {
         if (r < 0)
                 return r;
         bool enabled;
-        if (m->store && store_device_get_enabled(m->store, w->id, &enabled) >= 0)
+        if (m->store && store_device_get_enabled(m->store, w->id, device_mapping_layer(d), &enabled) >= 0)
                 d->enabled = enabled;
         r = hashmap_put(s->devices, d->id, d);
         if (r < 0)

@@ -99,7 +99,7 @@ static int add_device(UdevWatch *w, const UdevInfo *i, const UdevMatch *um, Udev
         if (r < 0)
                 return r;
         bool enabled;
-        if (m->store && store_device_get_enabled(m->store, um->device_id, &enabled) >= 0)
+        if (m->store && store_device_get_enabled(m->store, um->device_id, device_mapping_layer(d), &enabled) >= 0)
                 d->enabled = enabled;
         r = manager_add_device(m, d);
         if (r < 0)
