@@ -39,6 +39,10 @@ packages+=(libgnutls28-dev openssl)
 # for its DNS-SD, cups-filters and cups for the everywhere queue's filters; ghostscript is
 # gstoraster's renderer, and test-cups-print.py renders with it to check the kept raster.
 packages+=(cups-ipp-utils avahi-daemon cups-filters cups ghostscript)
+# The booted system test (tests/system): the Debian packages are built (debian/) and
+# checked with lintian, a Debian 12 root is made with debootstrap and booted with
+# systemd-nspawn.
+packages+=(dpkg-dev debhelper fakeroot lintian debootstrap systemd-container)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -84,8 +84,12 @@ static int install_filter(bool network) {
                 SCMP_SYS(readlinkat), SCMP_SYS(fstat),
         };
         scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
+        /* NULL is rarely memory: libseccomp probes the seccomp() call for the kill-process
+         * action and refuses the context when it finds none, as under a unit whose
+         * SystemCallFilter= lacks `seccomp` (its filter answers the probe with EPERM). That
+         * is the unit's fault to name, not a lack of memory (docs/sandbox.md). */
         if (!ctx)
-                return -ENOMEM;
+                return -ENOSYS;
         int r = 0;
         for (size_t i = 0; i < ELEMENTSOF(allowed) && r >= 0; i++)
                 r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, allowed[i], 0);

@@ -3,13 +3,14 @@
  * printer-icc-profiles) and downloads them, for the daemon, which has no network itself
  * (docs/printers.md). It reads the printer URI (ipp://host[:port]/path) as one line on
  * stdin, writes a fetch-wire.h reply on stdout, and exits. The host is resolved once,
- * before confinement (confine.h: no files, TCP only); after that it connects to that
- * address only: a profile URL on another host, a redirect, a wrong content type, a 404 or
- * a stream over the size cap is a problem line in the reply, never a second request
- * elsewhere. Every URL goes through src/http's parser, and every request and response
- * through its framing: a URL with a control character or a space is never requested
- * (docs/printers.md, "Profile URLs"). Every exchange has a deadline; SIGALRM ends the
- * whole run as a backstop. It does not parse ICC bytes: the daemon hands them to
+ * before confinement (confine.h: no files, TCP only); after that it connects to those
+ * addresses only, each in turn until one accepts (`localhost` is ::1 first on most
+ * systems, and an IPP-over-USB daemon may listen on 127.0.0.1 only): a profile URL on
+ * another host, a redirect, a wrong content type, a 404 or a stream over the size cap is a
+ * problem line in the reply, never a second request elsewhere. Every URL goes through
+ * src/http's parser, and every request and response through its framing: a URL with a
+ * control character or a space is never requested (docs/printers.md, "Profile URLs").
+ * Every exchange has a deadline; SIGALRM ends the whole run as a backstop. It does not parse ICC bytes: the daemon hands them to
  * tinct-parse. ipps printers and https profile URLs go over TLS (fetch-tls.h: any
  * certificate, the same host only). */
 #include <arpa/inet.h>
@@ -41,13 +42,16 @@
 #define EXCHANGE_TIMEOUT_MS 10000
 #define RUN_DEADLINE_SEC 60
 #define IPP_REPLY_CAP (4u * 1024u * 1024u)
+/* Addresses of the printer's host tried in turn; a host has one or two (IPv6, IPv4). */
+#define MAX_ADDRESSES 8
 
 typedef struct Printer {
         HttpUrl url;
         FetchTlsCreds *tls;      /* made before confinement */
-        struct sockaddr_storage addr;
-        socklen_t addr_len;
-        char numeric[INET6_ADDRSTRLEN];
+        struct sockaddr_storage addrs[MAX_ADDRESSES]; /* in getaddrinfo()'s order */
+        socklen_t addr_lens[MAX_ADDRESSES];
+        char numeric[MAX_ADDRESSES][INET6_ADDRSTRLEN];
+        size_t n_addrs;
 } Printer;
 
 static void printer_done(Printer *pr) {
@@ -67,31 +71,49 @@ static void conn_done(Conn *c) {
         closep(&c->fd);
 }
 
-static int conn_open(Conn *c, const Printer *pr, const HttpUrl *url) {
-        struct sockaddr_storage addr = pr->addr;
+/* A TCP connection to one address by the deadline, in c->fd. */
+static int conn_connect(Conn *c, const struct sockaddr_storage *a, socklen_t len, uint16_t port, uint64_t deadline) {
+        struct sockaddr_storage addr = *a;
         if (addr.ss_family == AF_INET)
-                ((struct sockaddr_in *) &addr)->sin_port = htons(url->port);
+                ((struct sockaddr_in *) &addr)->sin_port = htons(port);
         else
-                ((struct sockaddr_in6 *) &addr)->sin6_port = htons(url->port);
+                ((struct sockaddr_in6 *) &addr)->sin6_port = htons(port);
+        closep(&c->fd);
         c->fd = socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (c->fd < 0)
                 return -errno;
-        if (connect(c->fd, (struct sockaddr *) &addr, pr->addr_len) < 0) {
-                if (errno != EINPROGRESS)
-                        return -errno;
-                int r = fd_wait_until(c->fd, POLLOUT, c->deadline);
-                if (r < 0)
-                        return r;
-                int err = 0;
-                socklen_t len = sizeof err;
-                if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
-                        return -errno;
-                if (err)
-                        return -err;
+        if (connect(c->fd, (struct sockaddr *) &addr, len) >= 0)
+                return 0;
+        if (errno != EINPROGRESS)
+                return -errno;
+        int r = fd_wait_until(c->fd, POLLOUT, deadline);
+        if (r < 0)
+                return r;
+        int err = 0;
+        socklen_t err_len = sizeof err;
+        if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &err_len) < 0)
+                return -errno;
+        return -err;
+}
+
+static int conn_open(Conn *c, const Printer *pr, const HttpUrl *url) {
+        /* Each address in turn, as every HTTP client does; one that neither accepts nor
+         * refuses gets its share of the time left, so a later one still has a chance. The
+         * last address's error is the one reported. */
+        int r = -EHOSTUNREACH;
+        for (size_t i = 0; i < pr->n_addrs; i++) {
+                uint64_t t = now(CLOCK_MONOTONIC);
+                uint64_t left = c->deadline > t ? c->deadline - t : 0;
+                uint64_t deadline = t + left / (pr->n_addrs - i);
+                r = conn_connect(c, &pr->addrs[i], pr->addr_lens[i], url->port, deadline);
+                if (r >= 0)
+                        break;
         }
+        if (r < 0)
+                return r;
         if (!http_url_tls(url))
                 return 0;
-        int r = fetch_tls_new(pr->tls, c->fd, url->host, &c->tls);
+        r = fetch_tls_new(pr->tls, c->fd, url->host, &c->tls);
         if (r < 0)
                 return r;
         while ((r = fetch_tls_handshake(c->tls)) == -EAGAIN) {
@@ -243,7 +265,10 @@ static void fetch_profile(FetchWriter *w, const Printer *pr, const char *name, c
                 problem(w, "profile %s: %s is not an http or https URL; skipped", name, url_str);
                 return;
         }
-        if (!streq(url.host, pr->url.host) && !streq(url.host, pr->numeric)) {
+        bool same_host = streq(url.host, pr->url.host);
+        for (size_t i = 0; i < pr->n_addrs && !same_host; i++)
+                same_host = streq(url.host, pr->numeric[i]);
+        if (!same_host) {
                 problem(w, "profile %s: %s is not on the printer's host %s; not fetched", name, url_str, pr->url.host);
                 return;
         }
@@ -421,14 +446,19 @@ static int run(int argc, char **argv) {
         } else {
                 struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *ai = NULL;
                 r = getaddrinfo(pr.url.host, NULL, &hints, &ai);
-                if (r != 0 || !ai || ai->ai_addrlen > sizeof pr.addr) {
+                for (const struct addrinfo *a = r == 0 ? ai : NULL; a && pr.n_addrs < MAX_ADDRESSES; a = a->ai_next) {
+                        if ((a->ai_family != AF_INET && a->ai_family != AF_INET6) ||
+                            a->ai_addrlen > sizeof pr.addrs[0])
+                                continue;
+                        memcpy(&pr.addrs[pr.n_addrs], a->ai_addr, a->ai_addrlen);
+                        pr.addr_lens[pr.n_addrs] = a->ai_addrlen;
+                        (void) getnameinfo(a->ai_addr, a->ai_addrlen, pr.numeric[pr.n_addrs],
+                                           sizeof pr.numeric[0], NULL, 0, NI_NUMERICHOST);
+                        pr.n_addrs++;
+                }
+                if (pr.n_addrs == 0) {
                         problem(&w, "%s: cannot resolve %s: %s", uri, pr.url.host, r ? gai_strerror(r) : "no address");
                         pr.url.host[0] = 0;
-                } else {
-                        memcpy(&pr.addr, ai->ai_addr, ai->ai_addrlen);
-                        pr.addr_len = ai->ai_addrlen;
-                        (void) getnameinfo(ai->ai_addr, ai->ai_addrlen, pr.numeric, sizeof pr.numeric, NULL, 0,
-                                           NI_NUMERICHOST);
                 }
                 if (ai)
                         freeaddrinfo(ai);
@@ -440,7 +470,7 @@ static int run(int argc, char **argv) {
         r = confine_fetch_process(&step);
         if (r < 0)
                 return log_error_errno(r, "Cannot confine itself (%s): %m", step);
-        if (pr.addr_len > 0)
+        if (pr.n_addrs > 0)
                 ask_printer(&w, &pr, uri);
         r = fetch_write_end(&w);
         if (r < 0)
