@@ -181,7 +181,11 @@ int profile_warnings_prepare(sd_bus_message *msg, void *userdata) {
         BusCall *c = bus_call_keep(m->bus_order, msg);
         if (!c)
                 return 0; /* answered now, with none */
-        return profile_warnings_request(p, c) > 0;
+        /* 1 whatever it returns: the call is the request's now, waiting or already handed back
+         * to sd-bus (bus_call_redispatch() when the parse cannot start); dispatching it here as
+         * well would answer it twice. */
+        (void) profile_warnings_request(p, c);
+        return 1;
 }
 
 static int on_idle(sd_event_source *s, void *userdata) {
