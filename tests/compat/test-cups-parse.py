@@ -12,13 +12,16 @@ the hook blocks SIGUSR2), another client's GetProfiles and GetDevices are answer
 once parsed a vendor profile on its loop: nobody was answered until the parse timeout). Once the
 test kills the looping process, the valid profile is on the printer's device with its qualifier
 and its file holds the printer's bytes, the hanging one is not registered, and the daemon says
-why. No timing: the parse cannot end before the kill. Skips where a component is not installed,
-as non-root (cupsd), and in builds without the parser's test hooks."""
+why. No timing: the parse cannot end before the kill. Also: a fetch helper that closes its
+socket and then lingers (as one a printer's reply took over could) is killed, not waited for,
+and the loop answers on (it once blocked in waitpid until the helper ended). Skips where a
+component is not installed, as non-root (cupsd), and in builds without the parser's test hooks."""
 
 import hashlib
 import os
 import shutil
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compat  # noqa: E402
@@ -87,6 +90,53 @@ def vendor_profile_parse_waits_for_nobody():
                 if p:
                     p.stop()
             server.stop()
+
+
+LINGER = """#!/bin/sh
+# A fetch helper that reads the request, says who it is, closes its socket and stays.
+read -r line
+echo $$ > "%s.tmp" && mv "%s.tmp" "%s"
+exec 0<&- 1>&-
+exec sleep 3600
+"""
+
+
+@test
+def fetch_helper_lingering_after_eof():
+    """a fetch helper that closes its socket and stays: killed, and the daemon answers on"""
+    helper_dir = tempfile.mkdtemp(prefix="tinct-linger-")  # the helper, before the daemon that runs it
+    mark = os.path.join(helper_dir, "pid")
+    helper = os.path.join(helper_dir, "linger")
+    with open(helper, "w") as f:
+        f.write(LINGER % (mark, mark, mark))
+    os.chmod(helper, 0o755)
+    with compat.TinctEnv(polkit="allow", extra_args=["--fetch-helper", helper]) as env:
+        conn = compat.connect(env)
+        signals = Signals(conn)
+        printer = cupsd = None
+        try:
+            printer = Ippeveprinter(env, UUID, [])
+            cupsd = Cupsd(env, os.path.join(env.tmp, "cups"))
+            device = compat.device_path("cups-Photo")
+            cupsd.lp("lpadmin", "-p", "Photo", "-E", "-v", printer.uri, "-m", "raw")
+            signals.wait("DeviceAdded", device)
+            wait_until("the helper's pid", lambda: os.path.exists(mark))
+            pid = int(open(mark).read())
+            # Gone (killed and reaped) only if the daemon's loop went on past its EOF.
+            wait_until("the lingering helper ended by the daemon", lambda: not os.path.exists("/proc/%d" % pid))
+            devices = compat.call(conn, compat.MANAGER_PATH, compat.IFACE_MANAGER, "GetDevices", reply="ao")[0]
+            check(device in devices, "GetDevices answered after the helper's EOF")
+            check(env.daemon_alive(), "daemon alive")
+        finally:
+            for p in (cupsd, printer):
+                if p:
+                    p.stop()
+            if os.path.exists(mark):
+                try:
+                    os.kill(int(open(mark).read()), 9)
+                except (ProcessLookupError, ValueError):
+                    pass
+            shutil.rmtree(helper_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -32,8 +32,10 @@ FetchRun *fetch_run_free(FetchRun *run) {
 }
 
 static void finish(FetchRun *run, int error) {
-        /* Its end of the socket is closed (EOF): it has exited or will at once. */
-        child_end(&run->child, error < 0 ? CHILD_KILL : CHILD_WAIT, NULL);
+        /* Its end of the socket is closed (EOF): what it sent is all there is. One that
+         * lingers after closing it (a helper a printer's reply took over) is not waited for:
+         * the loop would wait with it. */
+        child_end(&run->child, error < 0 ? CHILD_KILL : CHILD_KILL_IF_RUNNING, NULL);
         if (error < 0) {
                 run->cb(run, error, NULL, run->userdata);
                 return;
