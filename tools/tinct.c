@@ -8,7 +8,6 @@
  * the command line name the verb and exit EXIT_USAGE before anything is done. */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -453,17 +452,6 @@ static void usage(FILE *f) {
         fprintf(f, "\nEvery verb that prints takes --json (a JSON document; docs/json.md).\n"
                    "'tinct VERB --help' shows a verb's arguments and options,\n"
                    "'tinct --version' the version.\n");
-}
-
-int verb_usage_error(const Invocation *inv, const char *fmt, ...) {
-        va_list ap;
-
-        fprintf(stderr, "tinct %s: ", inv->verb->name);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputc('\n', stderr);
-        return EXIT_USAGE;
 }
 
 static const Verb *verb_find(const char *name) {

@@ -12,13 +12,13 @@
 #include "argv-util.h"
 #include "bus-order.h"
 #include "cups-notify.h"
-#include "cups-source.h"
 #include "daemon-dbus.h"
 #include "event-util.h"
 #include "log.h"
 #include "main-func.h"
 #include "parser.h"
 #include "profile-warnings.h"
+#include "startup.h"
 
 #define DEFAULT_STATE_DIR "/var/lib/tinct"
 
@@ -41,12 +41,14 @@ static const char *const default_profile_dirs[] = {
  * stack; the bus callbacks get it as userdata. */
 typedef struct Daemon {
         Manager *manager;
+        SourcesConfig sources;          /* the sources' settings, as long as the Manager runs them */
         int ready_fd;                   /* --ready-fd: written once, then closed */
         char *import_colord_dir;        /* --import-colord: read once at start */
 } Daemon;
 
 static void daemon_done(Daemon *d) {
         d->manager = manager_free(d->manager);
+        sources_config_done(&d->sources);
         if (d->ready_fd >= 0)
                 close(d->ready_fd);
         d->ready_fd = -1;
@@ -151,7 +153,7 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
 
         cfg->polkit_timeout_usec = 20 * 1000000ULL;
         cfg->parse_timeout_usec = (uint64_t) (DEFAULT_PARSE_TIMEOUT_SEC * 1e6);
-        cfg->sane_timeout_usec = (uint64_t) (DEFAULT_SANE_TIMEOUT_SEC * 1e6);
+        d->sources.scanners.timeout_usec = (uint64_t) (DEFAULT_SANE_TIMEOUT_SEC * 1e6);
         while ((c = getopt_long(argc, argv, "vh", options, NULL)) >= 0)
                 switch (c) {
                 case ARG_STATE_DIR:
@@ -170,32 +172,32 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
                         cfg->no_udev = true;
                         break;
                 case ARG_NO_CUPS:
-                        cfg->no_cups = true;
+                        d->sources.cups.off = true;
                         break;
                 case ARG_CUPS_POLL:
-                        r = parse_seconds("--cups-poll", optarg, &cfg->cups_poll_usec);
+                        r = parse_seconds("--cups-poll", optarg, &d->sources.cups.poll_usec);
                         if (r < 0)
                                 return r;
                         break;
                 case ARG_CUPS_LEASE:
-                        r = parse_seconds("--cups-lease", optarg, &cfg->cups_lease_usec);
+                        r = parse_seconds("--cups-lease", optarg, &d->sources.cups.lease_usec);
                         if (r < 0)
                                 return r;
                         break;
                 case ARG_FETCH_HELPER:
-                        if (free_and_strdup(&cfg->fetch_helper, optarg) < 0)
+                        if (free_and_strdup(&d->sources.cups.fetch_helper, optarg) < 0)
                                 return log_oom();
                         break;
                 case ARG_DUMMY:
-                        cfg->create_dummy_sensor = true;
+                        d->sources.dummy_sensor.create = true;
                         break;
                 case ARG_DUMMY_DISPLAY:
-                        if (free_and_strdup(&cfg->dummy_sensor_display, optarg) < 0)
+                        if (free_and_strdup(&d->sources.dummy_sensor.display, optarg) < 0)
                                 return log_oom();
-                        cfg->create_dummy_sensor = true;
+                        d->sources.dummy_sensor.create = true;
                         break;
                 case ARG_DUMMY_X11:
-                        if (free_and_strdup(&cfg->dummy_sensor_x11, optarg) < 0)
+                        if (free_and_strdup(&d->sources.dummy_sensor.x11, optarg) < 0)
                                 return log_oom();
                         break;
                 case ARG_POLKIT_TIMEOUT:
@@ -216,15 +218,15 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
                         sane_discovery = true;
                         break;
                 case ARG_SANE_TEST_DEVICES:
-                        cfg->sane_test_devices = true;
+                        d->sources.scanners.test_devices = true;
                         break;
                 case ARG_SANE_TIMEOUT:
-                        r = parse_seconds("--sane-timeout", optarg, &cfg->sane_timeout_usec);
+                        r = parse_seconds("--sane-timeout", optarg, &d->sources.scanners.timeout_usec);
                         if (r < 0)
                                 return r;
                         break;
                 case ARG_SANE_SOCKET:
-                        if (free_and_strdup(&cfg->sane_socket, optarg) < 0)
+                        if (free_and_strdup(&d->sources.scanners.socket, optarg) < 0)
                                 return log_oom();
                         break;
                 case ARG_READY_FD:
@@ -270,10 +272,11 @@ static int parse_argv(int argc, char **argv, ManagerConfig *cfg, Daemon *d) {
         }
         /* SANE finds this machine's scanners: a discovery like udev's, off with it and with
          * a fake tree (tests), unless asked for. */
-        cfg->sane_discovery = sane_discovery || (!cfg->no_udev && !cfg->sysfs_root);
-        if (cfg->sane_discovery && !cfg->sane_socket) {
-                cfg->sane_helper = default_helper(argv[0], "tinct-sane-list");
-                if (!cfg->sane_helper)
+        ScannerConfig *sane = &d->sources.scanners;
+        sane->discovery = sane_discovery || (!cfg->no_udev && !cfg->sysfs_root);
+        if (sane->discovery && !sane->socket) {
+                sane->helper = default_helper(argv[0], "tinct-sane-list");
+                if (!sane->helper)
                         return log_oom();
         }
         /* Profiles installed system-wide land in STATE_DIR/icc; always watch it. */
@@ -388,7 +391,7 @@ static int run(int argc, char **argv) {
         r = bus_start(m);
         if (r < 0)
                 return r;
-        r = manager_startup(m);
+        r = manager_startup(m, &daemon.sources);
         if (r < 0)
                 return r;
         m->announcing = true;

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Start-up work done before the bus name is taken, so the first answer is complete:
- * DMI facts, profile discovery, disk devices from the store, the dummy sensor. Each
- * step failing on one item skips that item only (colord stops everything: colord §16.1). */
+ * DMI facts, profile discovery, disk devices from the store, the device sources in their
+ * order, the dummy sensor. Each step failing on one item skips that item only (colord stops
+ * everything: colord §16.1). */
+#include "startup.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cups-source.h"
-#include "daemon-dbus.h"
 #include "device.h"
 #include "display.h"
 #include "fileio.h"
@@ -17,12 +18,8 @@
 #include "names.h"
 #include "profile-claim.h"
 #include "profile-load.h"
-#include "profile-scan.h"
+#include "profile-dirs.h"
 #include "profile.h"
-#include "sensor-sim.h"
-#include "sensor-x11.h"
-#include "sensor.h"
-#include "scanner-source.h"
 #include "udev.h"
 #include "utf8.h"
 
@@ -150,52 +147,33 @@ static void restore_disk_devices(Manager *m) {
         }
 }
 
-int manager_startup(Manager *m) {
+void sources_config_done(SourcesConfig *c) {
+        cups_config_done(&c->cups);
+        scanner_config_done(&c->scanners);
+        dummy_sensor_config_done(&c->dummy_sensor);
+}
+
+int manager_startup(Manager *m, const SourcesConfig *sources) {
+        /* The device sources (device-source.h), in the order they start: after disk devices,
+         * so that a stored id wins its path; scanners after udev, so that a USB scanner udev
+         * found keeps its device; CUPS last, asynchronous (its devices come with cupsd's
+         * first answer). */
+        const DeviceSourceSetup device_sources[] = {
+                { &display_source, NULL },
+                { &udev_devices_source, NULL },
+                { &scanner_source, &sources->scanners },
+                { &cups_source, &sources->cups },
+        };
+
         read_system_identity(m);
         restore_disk_profiles(m);
-        profile_scan_all(m);
+        profile_dirs_start(m);
         restore_disk_devices(m);
-        (void) display_discovery_start(m); /* after disk devices: a stored id wins its path */
-        (void) udev_discovery_start(m);
-        (void) scanner_source_start(m); /* after udev: a USB scanner udev found keeps its device */
-        (void) cups_discovery_start(m); /* asynchronous: devices come with cupsd's first answer */
+        int r = manager_start_sources(m, device_sources, ELEMENTSOF(device_sources));
+        if (r < 0)
+                return r;
         /* After the coldplug, as colord: a plugged-in sensor gets its id first. */
-        if (m->config.dummy_sensor_x11 && !m->config.dummy_sensor_display)
-                return log_error_errno(-EINVAL,
-                                       "--dummy-sensor-x11 needs --dummy-sensor-display: the profile that turns the pixel into XYZ");
-        if (m->config.dummy_sensor_x11 && !sensor_x11_supported())
-                return log_error_errno(-EOPNOTSUPP,
-                                       "--dummy-sensor-x11: this tinctd is built without X11 (-Dx11=disabled)");
-        if (m->config.create_dummy_sensor) {
-                Sensor *s;
-                int r = sensor_new_dummy(m, &s);
-                if (r < 0)
-                        return log_error_errno(r, "Failed to create the dummy sensor: %m");
-                if (m->config.dummy_sensor_display) {
-                        _cleanup_free_ char *why = NULL;
-                        r = sensor_sim_load(m->parser, m->config.dummy_sensor_display, &s->sim, &why);
-                        if (r < 0) {
-                                sensor_free(s);
-                                /* root asked for it on the command line: refuse to start */
-                                return log_error_errno(r, "Cannot use %s as the dummy sensor's display: %s",
-                                                       m->config.dummy_sensor_display, why ?: strerror(-r));
-                        }
-                        log_info("The dummy sensor measures a virtual display: %s, %.1f cd/m²",
-                                 s->sim->path, s->sim->luminance);
-                        if (m->config.dummy_sensor_x11) {
-                                if (!(s->sim->x11_display = strdup(m->config.dummy_sensor_x11))) {
-                                        sensor_free(s);
-                                        return log_oom();
-                                }
-                                log_info("The dummy sensor reads the centre of X screen %s (tests only)",
-                                         s->sim->x11_display);
-                        }
-                }
-                r = manager_add_sensor(m, s);
-                if (r < 0) {
-                        sensor_free(s);
-                        return log_oom();
-                }
-        }
+        if (sources->dummy_sensor.create)
+                return sensor_dummy_create(m, &sources->dummy_sensor);
         return 0;
 }

@@ -36,6 +36,8 @@
 #include "log.h"
 #include "macro.h"
 #include "main-func.h"
+#include "socket-util.h"
+#include "time-util.h"
 
 #define EXCHANGE_TIMEOUT_MS 10000
 #define RUN_DEADLINE_SEC 60
@@ -57,31 +59,11 @@ static void printer_done(Printer *pr) {
         pr->tls = fetch_tls_creds_free(pr->tls);
 }
 
-static int64_t now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int wait_fd(int fd, short events, int64_t deadline) {
-        for (;;) {
-                int64_t left = deadline - now_ms();
-                if (left <= 0)
-                        return -ETIMEDOUT;
-                struct pollfd pfd = { .fd = fd, .events = events };
-                int r = poll(&pfd, 1, (int) left);
-                if (r > 0)
-                        return 0;
-                if (r < 0 && errno != EINTR)
-                        return -errno;
-        }
-}
-
 /* One connection to the printer, plain or TLS; each call waits until the deadline. */
 typedef struct Conn {
         int fd;
         FetchTls *tls;
-        int64_t deadline;
+        uint64_t deadline;      /* CLOCK_MONOTONIC µs */
 } Conn;
 
 static void conn_done(Conn *c) {
@@ -90,7 +72,7 @@ static void conn_done(Conn *c) {
 }
 
 /* A TCP connection to one address by the deadline, in c->fd. */
-static int conn_connect(Conn *c, const struct sockaddr_storage *a, socklen_t len, uint16_t port, int64_t deadline) {
+static int conn_connect(Conn *c, const struct sockaddr_storage *a, socklen_t len, uint16_t port, uint64_t deadline) {
         struct sockaddr_storage addr = *a;
         if (addr.ss_family == AF_INET)
                 ((struct sockaddr_in *) &addr)->sin_port = htons(port);
@@ -104,7 +86,7 @@ static int conn_connect(Conn *c, const struct sockaddr_storage *a, socklen_t len
                 return 0;
         if (errno != EINPROGRESS)
                 return -errno;
-        int r = wait_fd(c->fd, POLLOUT, deadline);
+        int r = fd_wait_until(c->fd, POLLOUT, deadline);
         if (r < 0)
                 return r;
         int err = 0;
@@ -120,8 +102,9 @@ static int conn_open(Conn *c, const Printer *pr, const HttpUrl *url) {
          * last address's error is the one reported. */
         int r = -EHOSTUNREACH;
         for (size_t i = 0; i < pr->n_addrs; i++) {
-                int64_t left = c->deadline - now_ms();
-                int64_t deadline = now_ms() + left / (int64_t) (pr->n_addrs - i);
+                uint64_t t = now(CLOCK_MONOTONIC);
+                uint64_t left = c->deadline > t ? c->deadline - t : 0;
+                uint64_t deadline = t + left / (pr->n_addrs - i);
                 r = conn_connect(c, &pr->addrs[i], pr->addr_lens[i], url->port, deadline);
                 if (r >= 0)
                         break;
@@ -134,7 +117,7 @@ static int conn_open(Conn *c, const Printer *pr, const HttpUrl *url) {
         if (r < 0)
                 return r;
         while ((r = fetch_tls_handshake(c->tls)) == -EAGAIN) {
-                r = wait_fd(c->fd, fetch_tls_wants(c->tls), c->deadline);
+                r = fd_wait_until(c->fd, fetch_tls_wants(c->tls), c->deadline);
                 if (r < 0)
                         return r;
         }
@@ -147,7 +130,7 @@ static int conn_send(Conn *c, const uint8_t *p, size_t n) {
                 if (c->tls) {
                         k = fetch_tls_send(c->tls, p + done, n - done);
                         if (k == -EAGAIN) {
-                                int r = wait_fd(c->fd, fetch_tls_wants(c->tls), c->deadline);
+                                int r = fd_wait_until(c->fd, fetch_tls_wants(c->tls), c->deadline);
                                 if (r < 0)
                                         return r;
                                 continue;
@@ -155,7 +138,7 @@ static int conn_send(Conn *c, const uint8_t *p, size_t n) {
                         if (k < 0)
                                 return (int) k;
                 } else {
-                        int r = wait_fd(c->fd, POLLOUT, c->deadline);
+                        int r = fd_wait_until(c->fd, POLLOUT, c->deadline);
                         if (r < 0)
                                 return r;
                         k = send(c->fd, p + done, n - done, MSG_NOSIGNAL);
@@ -173,7 +156,7 @@ static ssize_t conn_recv(Conn *c, uint8_t *p, size_t n) {
         for (;;) {
                 if (c->tls && fetch_tls_pending(c->tls))
                         return fetch_tls_recv(c->tls, p, n);
-                int r = wait_fd(c->fd, c->tls ? fetch_tls_wants(c->tls) : POLLIN, c->deadline);
+                int r = fd_wait_until(c->fd, c->tls ? fetch_tls_wants(c->tls) : POLLIN, c->deadline);
                 if (r < 0)
                         return r;
                 ssize_t k = c->tls ? fetch_tls_recv(c->tls, p, n) : recv(c->fd, p, n, 0);
@@ -190,7 +173,7 @@ static ssize_t conn_recv(Conn *c, uint8_t *p, size_t n) {
 static int exchange(const Printer *pr, const HttpUrl *url, const uint8_t *req, size_t req_len, size_t cap,
                     HttpHead *ret_head, uint8_t **ret_buf, const uint8_t **ret_body, size_t *ret_len,
                     uint8_t **ret_owned, const char **ret_tls_error) {
-        _cleanup_(conn_done) Conn c = { .fd = -1, .deadline = now_ms() + EXCHANGE_TIMEOUT_MS };
+        _cleanup_(conn_done) Conn c = { .fd = -1, .deadline = now(CLOCK_MONOTONIC) + EXCHANGE_TIMEOUT_MS * USEC_PER_MSEC };
         int r = conn_open(&c, pr, url);
         if (r >= 0)
                 r = conn_send(&c, req, req_len);

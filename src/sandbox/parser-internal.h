@@ -11,6 +11,7 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
+#include "child-process.h"
 #include "list.h"
 #include "parse-wire.h"
 #include "parser.h"
@@ -57,9 +58,7 @@ struct ParserBatch {
 struct Worker {
         Parser *parser;
         unsigned slot;
-        int fd;
-        pid_t pid;
-        sd_event_source *io, *timer;
+        Child child;            /* the process, its socket (fd) and their watch on the loop */
         List in_flight;         /* ParserCall, in the order sent */
         uint64_t head_since;    /* when the head's parse could begin: its deadline counts from here */
         uint8_t *rx;
@@ -87,7 +86,6 @@ void parser_call_finish(ParserCall *c, int r, char *error);
 
 /* A new process in slot (the loop's sources too, once the pool has a loop). */
 int parser_worker_new(Parser *p, unsigned slot, char **ret_error);
-int parser_worker_watch(Worker *w);
 /* Ends the process; what it had in flight goes back to the queue. */
 void parser_worker_free(Worker *w);
 /* The process failed on its head: that input is rejected with the reason, the process
@@ -102,6 +100,3 @@ bool parser_worker_has_unsent(const Worker *w);
 void parser_worker_check_deadline(Worker *w);
 /* The loop's view: write interest while something is unsent, the timer at the head's deadline. */
 int parser_worker_arm(Worker *w);
-
-/* parser.c: hands queued requests out and the finished answers back (from the loop). */
-void parser_pool_kick(Parser *p);

@@ -1,37 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* One parser process of the pool (parser-internal.h): started with posix_spawn, its socket
- * non-blocking, requests written as the socket takes them, replies read and decoded as they
+/* One parser process of the pool (parser-internal.h): a child (child-process.h) on a socket
+ * pair, requests written as the socket takes them, replies read and decoded as they
  * come, its deadline, and its end: a crash, a timeout or a reply that is not one is blamed
  * on the input it was parsing. Which process gets which request is parser.c's business. */
 #include "parser-internal.h"
 
 #include <assert.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "log.h"
-#include "spawn-util.h"
 #include "strv.h"
 
-extern char **environ;
-
 #define PARSER_FD 3
-#define RX_CHUNK (64u * 1024)
-
-static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *userdata);
-static int on_worker_timer(sd_event_source *s, uint64_t usec, void *userdata);
 
 static size_t call_total(const ParserCall *c) {
         return sizeof c->header + c->header.size;
@@ -61,114 +48,32 @@ void parser_call_free(ParserCall *c) {
 
 /* ---- processes ------------------------------------------------------------------------ */
 
-/* Waits until the process has exited or the deadline passed. Its socket closes a moment
- * before it becomes a zombie, so a crash seen as end-of-file needs this to be told apart
- * from a process that closed the socket and carries on. */
-static void wait_exit(pid_t pid, uint64_t deadline) {
-        int fd = (int) syscall(SYS_pidfd_open, pid, 0);
-        if (fd < 0)
-                return;
-        uint64_t t = now(CLOCK_MONOTONIC);
-        if (t < deadline) {
-                struct pollfd pfd = { .fd = fd, .events = POLLIN };
-                uint64_t ms = (deadline - t + 999) / 1000;
-                (void) poll(&pfd, 1, ms > 60000 ? 60000 : (int) ms);
-        }
-        close(fd);
-}
-
 /* Ends the process for good, whatever state it is in, and says how it ended if it ended on
- * its own before the deadline (buf), so a crash is told apart from our kill. */
+ * its own before the deadline (buf), so a crash is told apart from our kill. Its socket
+ * closes a moment before it becomes a zombie, so a crash seen as end-of-file needs the wait
+ * to be told apart from a process that closed the socket and carries on. */
 static void worker_stop(Worker *w, uint64_t deadline, char *buf, size_t size) {
         if (buf)
                 buf[0] = 0;
-        w->io = sd_event_source_disable_unref(w->io);
-        w->timer = sd_event_source_disable_unref(w->timer);
-        if (w->fd >= 0)
-                close(w->fd);
-        w->fd = -1;
-        if (w->pid <= 0)
-                return;
-        wait_exit(w->pid, deadline);
+        child_wait_exit(&w->child, deadline);
         int status;
-        pid_t r = waitpid(w->pid, &status, WNOHANG);
-        if (r == 0) {
-                (void) kill(w->pid, SIGKILL);
-                while ((r = waitpid(w->pid, &status, 0)) < 0 && errno == EINTR)
-                        ;
-        } else if (r == w->pid && buf) {
-                if (WIFSIGNALED(status))
-                        snprintf(buf, size, "was killed by signal %d (%s)", WTERMSIG(status),
-                                 strsignal(WTERMSIG(status)));
-                else if (WIFEXITED(status))
-                        snprintf(buf, size, "exited with status %d", WEXITSTATUS(status));
-        }
-        w->pid = 0;
+        if (child_end(&w->child, CHILD_KILL_IF_RUNNING, &status) == 0 && buf)
+                child_describe_status(status, buf, size);
 }
 
-static int spawn_process(Parser *p, int *ret_fd, pid_t *ret_pid, char **ret_error) {
-        int sv[2];
-        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-                return -errno;
-        /* dup2 onto itself would keep O_CLOEXEC and lose the fd at exec */
-        if (sv[1] == PARSER_FD) {
-                int moved = fcntl(sv[1], F_DUPFD_CLOEXEC, PARSER_FD + 1);
-                close(sv[1]);
-                if (moved < 0) {
-                        close(sv[0]);
-                        return -errno;
-                }
-                sv[1] = moved;
-        }
-
-        posix_spawn_file_actions_t fa;
-        posix_spawnattr_t attr;
-        posix_spawn_file_actions_init(&fa);
-        /* The parser must die of SIGKILL and SIGSYS alike, whatever the daemon blocks. */
-        spawn_attr_init_default_signals(&attr);
-        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-        posix_spawn_file_actions_adddup2(&fa, sv[1], PARSER_FD);
-
+static int spawn_process(Parser *p, Child *ret, char **ret_error) {
         char *argv[] = { (char *) "tinct-parse", NULL };
-        pid_t pid;
-        int r = posix_spawn(&pid, p->path, &fa, &attr, argv, environ);
-        posix_spawn_file_actions_destroy(&fa);
-        posix_spawnattr_destroy(&attr);
-        close(sv[1]);
-        if (r != 0) {
-                close(sv[0]);
+        ChildSpec spec = { .path = p->path, .argv = argv, .channel = CHILD_FD_SOCKET, .fd_target = PARSER_FD };
+        int r = child_start(ret, &spec);
+        if (r < 0) {
                 if (ret_error)
-                        (void) asprintf(ret_error, "cannot start the parser %s: %s", p->path, strerror(r));
-                log_error("Cannot start the parser %s: %s", p->path, strerror(r));
-                return -r;
+                        (void) asprintf(ret_error, "cannot start the parser %s: %s", p->path, strerror(-r));
+                log_error("Cannot start the parser %s: %s", p->path, strerror(-r));
         }
-        if (fcntl(sv[0], F_SETFL, O_NONBLOCK) < 0) {
-                r = -errno;
-                close(sv[0]);
-                (void) kill(pid, SIGKILL);
-                (void) waitpid(pid, NULL, 0);
-                return r;
-        }
-        *ret_fd = sv[0];
-        *ret_pid = pid;
-        return 0;
+        return r;
 }
 
 void parser_worker_free(Worker *w);
-
-/* The loop's sources for a process, once the pool has a loop. */
-int parser_worker_watch(Worker *w) {
-        Parser *p = w->parser;
-        if (!p->event || w->io)
-                return 0;
-        int r = sd_event_add_io(p->event, &w->io, w->fd, EPOLLIN, on_worker_io, w);
-        if (r >= 0)
-                r = sd_event_add_time(p->event, &w->timer, CLOCK_MONOTONIC, UINT64_MAX, 1000, on_worker_timer, w);
-        if (r >= 0)
-                r = sd_event_source_set_enabled(w->timer, SD_EVENT_OFF);
-        return r;
-}
 
 int parser_worker_new(Parser *p, unsigned slot, char **ret_error) {
         assert(!p->workers[slot]);
@@ -178,18 +83,14 @@ int parser_worker_new(Parser *p, unsigned slot, char **ret_error) {
         w->parser = p;
         w->slot = slot;
         list_init(&w->in_flight);
-        int r = spawn_process(p, &w->fd, &w->pid, ret_error);
+        w->child = CHILD_NULL;
+        int r = spawn_process(p, &w->child, ret_error);
         if (r < 0) {
                 free(w);
                 return r;
         }
         p->workers[slot] = w;
         p->spawned++;
-        r = parser_worker_watch(w);
-        if (r < 0) {
-                parser_worker_free(w);
-                return r;
-        }
         return 0;
 }
 
@@ -334,7 +235,7 @@ int parser_worker_receive(Worker *w) {
                                 w->rx_allocated = want;
                         }
                 }
-                ssize_t k = recv(w->fd, w->rx + w->rx_end, w->rx_allocated - w->rx_end, MSG_DONTWAIT);
+                ssize_t k = recv(w->child.fd, w->rx + w->rx_end, w->rx_allocated - w->rx_end, MSG_DONTWAIT);
                 if (k < 0 && errno == EINTR)
                         continue;
                 if (k < 0 && errno == EAGAIN)
@@ -407,7 +308,7 @@ int parser_worker_send(Worker *w) {
                 if (n == 0)
                         return 0;
                 struct msghdr mh = { .msg_iov = iov, .msg_iovlen = n };
-                ssize_t k = sendmsg(w->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+                ssize_t k = sendmsg(w->child.fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
                 if (k < 0 && errno == EINTR)
                         continue;
                 if (k < 0 && errno == EAGAIN)
@@ -435,29 +336,17 @@ int parser_worker_send(Worker *w) {
 /* The loop's view of a process: write interest while something is unsent, the timer at
  * its head's deadline while anything is in flight. */
 int parser_worker_arm(Worker *w) {
-        if (!w->io)
+        if (!w->child.io)
                 return 0;
-        int r = sd_event_source_set_io_events(w->io, EPOLLIN | (parser_worker_has_unsent(w) ? EPOLLOUT : 0));
+        int r = sd_event_source_set_io_events(w->child.io, EPOLLIN | (parser_worker_has_unsent(w) ? EPOLLOUT : 0));
         if (r < 0)
                 return r;
         if (w->in_flight.size == 0)
-                return sd_event_source_set_enabled(w->timer, SD_EVENT_OFF);
-        r = sd_event_source_set_time(w->timer, w->head_since + w->parser->timeout_usec);
+                return sd_event_source_set_enabled(w->child.timer, SD_EVENT_OFF);
+        r = sd_event_source_set_time(w->child.timer, w->head_since + w->parser->timeout_usec);
         if (r >= 0)
-                r = sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
+                r = sd_event_source_set_enabled(w->child.timer, SD_EVENT_ONESHOT);
         return r;
-}
-
-static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        Worker *w = userdata;
-        Parser *p = w->parser;
-        int r = 0;
-        if (revents & (EPOLLIN | EPOLLHUP | EPOLLERR))
-                r = parser_worker_receive(w);
-        if (r >= 0 && (revents & EPOLLOUT))
-                (void) parser_worker_send(w);
-        parser_pool_kick(p);
-        return 0;
 }
 
 void parser_worker_check_deadline(Worker *w) {
@@ -470,12 +359,4 @@ void parser_worker_check_deadline(Worker *w) {
                 return; /* it failed meanwhile: w is gone */
         if (w->in_flight.size > 0 && now(CLOCK_MONOTONIC) >= w->head_since + p->timeout_usec)
                 parser_worker_fail(w, -ETIME, NULL);
-}
-
-static int on_worker_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        Worker *w = userdata;
-        Parser *p = w->parser;
-        parser_worker_check_deadline(w);
-        parser_pool_kick(p);
-        return 0;
 }

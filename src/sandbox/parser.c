@@ -48,10 +48,33 @@ static const void *worker_group(const Worker *w) {
         return list_entry(w->in_flight.head.next, ParserCall, link)->group;
 }
 
+static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *userdata);
+static int on_worker_timer(sd_event_source *s, uint64_t usec, void *userdata);
+
+/* The loop's sources for a process, once the pool has a loop: the pool's, so that a
+ * process's news ends in the pool's next assignment. */
+static int worker_watch(Worker *w) {
+        Parser *p = w->parser;
+        if (!p->event || w->child.io)
+                return 0;
+        return child_watch(&w->child, p->event, UINT64_MAX, on_worker_io, on_worker_timer, w);
+}
+
+/* A new process in the slot, watched. */
+static int worker_start(Parser *p, unsigned slot, char **ret_error) {
+        int r = parser_worker_new(p, slot, ret_error);
+        if (r < 0)
+                return r;
+        r = worker_watch(p->workers[slot]);
+        if (r < 0)
+                parser_worker_free(p->workers[slot]);
+        return r;
+}
+
 static int spawn_in_free_slot(Parser *p, unsigned limit, char **ret_error) {
         for (unsigned i = 0; i < limit; i++)
                 if (!p->workers[i]) {
-                        int r = parser_worker_new(p, i, ret_error);
+                        int r = worker_start(p, i, ret_error);
                         return r < 0 ? r : (int) i;
                 }
         return -EBUSY;
@@ -183,7 +206,8 @@ static void dispatch_finished(Parser *p) {
         }
 }
 
-void parser_pool_kick(Parser *p) {
+/* Hands queued requests out and the finished answers back (from the loop). */
+static void parser_pool_kick(Parser *p) {
         pool_assign(p);
         dispatch_finished(p);
 }
@@ -192,6 +216,27 @@ static int on_defer(sd_event_source *s, void *userdata) {
         parser_pool_kick(userdata);
         return 0;
 }
+
+static int on_worker_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Worker *w = userdata;
+        Parser *p = w->parser;
+        int r = 0;
+        if (revents & (EPOLLIN | EPOLLHUP | EPOLLERR))
+                r = parser_worker_receive(w);
+        if (r >= 0 && (revents & EPOLLOUT))
+                (void) parser_worker_send(w);
+        parser_pool_kick(p);
+        return 0;
+}
+
+static int on_worker_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Worker *w = userdata;
+        Parser *p = w->parser;
+        parser_worker_check_deadline(w);
+        parser_pool_kick(p);
+        return 0;
+}
+
 
 /* Polls the processes until every call of calls[] is done. Answers to asynchronous requests
  * met on the way wait in the finished list for the loop. */
@@ -213,7 +258,7 @@ static void pool_wait(Parser *p, ParserCall **calls, size_t n) {
                         if (!w || w->in_flight.size == 0)
                                 continue;
                         ws[k] = w;
-                        pfd[k++] = (struct pollfd) { .fd = w->fd,
+                        pfd[k++] = (struct pollfd) { .fd = w->child.fd,
                                                      .events = POLLIN | (parser_worker_has_unsent(w) ? POLLOUT : 0) };
                         if (w->head_since + p->timeout_usec < deadline)
                                 deadline = w->head_since + p->timeout_usec;
@@ -305,7 +350,7 @@ int parser_attach_event(Parser *p, sd_event *event) {
         for (unsigned i = 0; i < MAX_PROCESSES; i++) {
                 if (!p->workers[i])
                         continue;
-                r = parser_worker_watch(p->workers[i]);
+                r = worker_watch(p->workers[i]);
                 if (r < 0)
                         return r;
         }
@@ -323,7 +368,7 @@ uint64_t parser_request_count(const Parser *p) {
 int parser_start(Parser *p) {
         if (running_workers(p) > 0)
                 return 0;
-        return parser_worker_new(p, 0, NULL);
+        return worker_start(p, 0, NULL);
 }
 
 /* Asks one input and waits. On success *ret_result is the decoded answer. */

@@ -45,6 +45,8 @@
 #include "sane-confine.h"
 #include "sane-names.h"
 #include "scanner-wire.h"
+#include "socket-util.h"
+#include "time-util.h"
 
 #define DEFAULT_CONFIG_DIR "/etc/sane.d"
 #define CONFIG_FILE_MAX (256 * 1024)
@@ -118,28 +120,7 @@ static int read_airscan_config(AirscanDevice **devices, size_t *n) {
 
 /* ---- one GET ------------------------------------------------------------------------- */
 
-static long long now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (long long) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Waits for fd to be ready until the deadline: 0, -ETIMEDOUT, or -errno. */
-static int wait_fd(int fd, short events, long long deadline) {
-        for (;;) {
-                long long left = deadline - now_ms();
-                if (left <= 0)
-                        return -ETIMEDOUT;
-                struct pollfd p = { .fd = fd, .events = events };
-                int r = poll(&p, 1, (int) left);
-                if (r > 0)
-                        return 0;
-                if (r < 0 && errno != EINTR)
-                        return -errno;
-        }
-}
-
-static int connect_to(const HttpUrl *u, long long deadline, int *ret_fd) {
+static int connect_to(const HttpUrl *u, uint64_t deadline, int *ret_fd) {
         struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
         char port[8];
         snprintf(port, sizeof port, "%u", u->port);
@@ -158,7 +139,7 @@ static int connect_to(const HttpUrl *u, long long deadline, int *ret_fd) {
                 }
                 int err = 0;
                 socklen_t len = sizeof err;
-                r = wait_fd(fd, POLLOUT, deadline);
+                r = fd_wait_until(fd, POLLOUT, deadline);
                 if (r >= 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) >= 0 && err == 0) {
                         *ret_fd = fd;
                         freeaddrinfo(ai);
@@ -176,7 +157,7 @@ static int connect_to(const HttpUrl *u, long long deadline, int *ret_fd) {
 
 /* Reads the response to the end of its body (src/http frames it) or of the connection:
  * *ret_head, and its body in *ret_body (malloc'd, NUL-terminated). */
-static int read_response(int fd, long long deadline, HttpHead *ret_head, char **ret_body, size_t *ret_len,
+static int read_response(int fd, uint64_t deadline, HttpHead *ret_head, char **ret_body, size_t *ret_len,
                          const char **ret_reason) {
         _cleanup_free_ uint8_t *buf = malloc(RESPONSE_MAX), *owned = NULL;
         size_t len = 0;
@@ -188,7 +169,7 @@ static int read_response(int fd, long long deadline, HttpHead *ret_head, char **
         for (;;) {
                 ssize_t n = len < RESPONSE_MAX ? recv(fd, buf + len, RESPONSE_MAX - len, 0) : 0;
                 if (n < 0 && errno == EAGAIN) {
-                        r = wait_fd(fd, POLLIN, deadline);
+                        r = fd_wait_until(fd, POLLIN, deadline);
                         if (r < 0) {
                                 *ret_reason = r == -ETIMEDOUT ? "no answer (timed out)" : "connection failed";
                                 return r;
@@ -245,7 +226,7 @@ static int fetch_capabilities(const char *base, int timeout_ms, char **ret_body,
         _cleanup_free_ char *target = NULL;
         _cleanup_free_ uint8_t *request = NULL;
         _cleanup_close_ int fd = -1;
-        long long deadline = now_ms() + timeout_ms;
+        uint64_t deadline = now(CLOCK_MONOTONIC) + (uint64_t) timeout_ms * USEC_PER_MSEC;
         size_t request_len;
         HttpHead head = {};
         int r;
@@ -273,7 +254,7 @@ static int fetch_capabilities(const char *base, int timeout_ms, char **ret_body,
         for (size_t sent = 0; sent < request_len;) {
                 ssize_t n = send(fd, request + sent, request_len - sent, MSG_NOSIGNAL);
                 if (n < 0 && errno == EAGAIN)
-                        r = wait_fd(fd, POLLOUT, deadline);
+                        r = fd_wait_until(fd, POLLOUT, deadline);
                 else if (n < 0)
                         r = -errno;
                 else
@@ -331,13 +312,13 @@ static void list_escl(const char *sane_name, const char *config_name, const Airs
 static int read_request(int *ret_timeout_ms) {
         char line[SCANNER_REQUEST_MAX];
         size_t len = 0;
-        long long deadline = now_ms() + REQUEST_WAIT_MS;
+        uint64_t deadline = now(CLOCK_MONOTONIC) + REQUEST_WAIT_MS * USEC_PER_MSEC;
         unsigned http_ms, total_ms;
         for (;;) {
                 if (len == sizeof line)
                         return -EBADMSG;
                 /* Byte by byte: a request is a few bytes, and nothing follows it. */
-                int r = wait_fd(STDIN_FILENO, POLLIN, deadline);
+                int r = fd_wait_until(STDIN_FILENO, POLLIN, deadline);
                 if (r < 0)
                         return r;
                 ssize_t n = read(STDIN_FILENO, line + len, 1);

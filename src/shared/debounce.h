@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A rescan that runs once, a short delay after the first of a burst of events: inotify and
  * uevents only say "look again", and a file being written or a monitor being plugged sends
- * many of them. Used by the daemon's profile directory and display watches and by
- * tinct-session's user profile watch. A module of src/shared on sd-event (their own
+ * many of them. Used by the directory watcher (dirwatch.h: the daemon's profile directories,
+ * tinct-session's user profiles), the daemon's display and scanner sources and
+ * tinct-session's X display. A module of src/shared on sd-event (their own
  * library, shared_event_dep). */
 #pragma once
 

@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* A small JSON writer and a strict JSON reader (RFC 8259), enough for the store's export
- * format. The reader builds a tree; it rejects anything RFC 8259 does not allow (trailing
- * commas, comments, leading zeros, control characters and invalid UTF-8 in strings, lone
- * surrogates, trailing data), duplicate object keys, nesting deeper than JSON_MAX_DEPTH, and
- * \u0000 (our strings are C strings). Numbers keep their literal text; only integer
- * accessors exist because the store holds no fractions.
- *
- * Kept in src/store because the store is its only user; it has no store dependency and can
- * move to src/shared when another module needs it. */
+/* A small JSON writer and a strict JSON reader (RFC 8259): the store's export and import
+ * and every --json output of the CLI (docs/json.md). The reader builds a tree; it rejects
+ * anything RFC 8259 does not allow (trailing commas, comments, leading zeros, control
+ * characters and invalid UTF-8 in strings, lone surrogates, trailing data), duplicate
+ * object keys, nesting deeper than JSON_MAX_DEPTH, and \u0000 (our strings are C strings).
+ * Numbers keep their literal text; only integer accessors exist because what is read back
+ * (the store's import) holds no fractions. */
 #pragma once
 
 #include <stdbool.h>

@@ -2,8 +2,10 @@
 /* Unit tests for the bus-free helpers: hash table, list, strv, names, qualifier matching. */
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "chain-index.h"
 #include "hashmap.h"
@@ -13,8 +15,10 @@
 #include "md5.h"
 #include "names.h"
 #include "qualifier.h"
+#include "socket-util.h"
 #include "strv.h"
 #include "tests.h"
+#include "time-util.h"
 #include "utf8.h"
 
 static void test_hashmap(void) {
@@ -306,6 +310,20 @@ static void test_utf8_escape(void) {
         assert_streq(out, "");
 }
 
+/* The one wait with a deadline (socket-util.h): a deadline already past times out, data
+ * waiting answers at once, a quiet fd until the deadline. */
+static void test_fd_wait_until(void) {
+        int p[2];
+        assert_se(pipe(p) == 0);
+        assert_se(fd_wait_until(p[0], POLLIN, 0) == -ETIMEDOUT);
+        assert_se(fd_wait_until(p[0], POLLIN, now(CLOCK_MONOTONIC) + 10 * USEC_PER_MSEC) == -ETIMEDOUT);
+        assert_se(write(p[1], "x", 1) == 1);
+        assert_se(fd_wait_until(p[0], POLLIN, UINT64_MAX) == 0);
+        assert_se(fd_wait_until(p[1], POLLOUT, UINT64_MAX) == 0);
+        close(p[0]);
+        close(p[1]);
+}
+
 int main(void) {
         test_utf8_escape();
         test_hashmap();
@@ -316,6 +334,7 @@ int main(void) {
         test_strv();
         test_names();
         test_mat3();
+        test_fd_wait_until();
         test_md5();
         test_qualifier();
         printf("test-shared: ok\n");

@@ -2,7 +2,7 @@
 /* The device Metadata keys of a verification result (docs/verify.md): one key per figure
  * under a prefix, VERIFY_KEYS_LAST for the latest `tinct verify`, VERIFY_KEYS_PROFILED for
  * the calibration helper's check right after profiling. Clients write the date key last: when
- * it arrives, the daemon records the whole result in its store (src/daemon/device-verify.c),
+ * it arrives, the daemon records the whole result in its store (src/daemon/registry/device-verify.c),
  * and fills the keys in again on the device after a restart. Doctor reads them. */
 #pragma once
 

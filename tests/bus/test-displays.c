@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Bus tests of display discovery (src/daemon/display.c): a fake sysfs tree (--sysfs-root)
+/* Bus tests of display discovery (src/daemon/sources/displays/display.c): a fake sysfs tree (--sysfs-root)
  * built from corpus EDIDs, changed the way the kernel changes it (status and edid
  * attributes), and the daemon's answers awaited as DeviceAdded/DeviceRemoved signals, never
  * slept for. Covered: a laptop panel found at start-up, plug/unplug/replug, two identical

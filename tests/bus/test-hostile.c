@@ -182,7 +182,7 @@ static void test_slow_parse_delays_only_its_caller(void) {
         assert_se(sd_bus_call_async(a, &slot, call, on_reply, &pa, 3600ULL * 1000 * 1000) >= 0);
 
         /* A's next call waits for A's first (each client's answers come in the order of its
-         * calls, src/daemon/bus-order.h); the daemon went on with other clients. */
+         * calls, src/daemon/registry/bus-order.h); the daemon went on with other clients. */
         Pending pg = { 0 };
         _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *gslot = NULL;
         assert_se(sd_bus_call_method_async(a, &gslot, CM_NAME, CM_PATH, CM_IFACE, "GetProfiles", on_reply, &pg,

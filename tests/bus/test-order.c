@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Each client's answers come in the order of its calls, as colord's single loop gives them
- * (src/daemon/bus-order.h, docs/compatibility.md), while other clients are served meanwhile.
+ * (src/daemon/registry/bus-order.h, docs/compatibility.md), while other clients are served meanwhile.
  * mutter 43 sends CreateProfileWithFd for each of the user's profiles and then CreateDevice
  * for its monitor without waiting for any reply, and expects the profiles (which carry
  * MAPPING_device_id) to be on the device when the device comes.

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Bus tests of udev discovery (src/daemon/udev.c) on a fake tree (--sysfs-root ROOT):
+/* Bus tests of udev discovery (src/daemon/sources/udev/udev.c) on a fake tree (--sysfs-root ROOT):
  * sysfs under ROOT/sys, udev's database under ROOT/run/udev/data in udevd's own format. A
  * plug is what udevd does — the sysfs directory first, then the database file, written
  * under a dot name and renamed — and an unplug the reverse; the daemon's answers are
