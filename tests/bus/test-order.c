@@ -229,7 +229,7 @@ static void test_order_around_a_hang(void) {
 /* The calls one client has waiting behind its earlier call are bounded (LIMIT_HELD_CALLS,
  * 256): behind a hanging parse, 300 CreateDevice calls that expect no reply (the only ones the
  * bus lets past its bound on pending replies); once the parse ends, the first 256 have made
- * their devices and the rest were refused. */
+ * their devices and the rest were refused, as is a GetDevices sent after them. */
 #define HELD_BOUND 256
 static void test_held_calls_bounded(void) {
         _cleanup_harness_ Harness *h = harness_start(&(HarnessOptions) {
@@ -250,6 +250,19 @@ static void test_held_calls_bounded(void) {
                 assert_se(sd_bus_message_append(call, "ssa{ss}", id, "temp", 1, "Kind", "display") >= 0);
                 assert_se(sd_bus_send(a, call, NULL) >= 0);
         }
+        /* A call that expects a reply, behind the 300: refused at once, as the bound is full.
+         * Its error shows the daemon has read all 300 (the bus keeps A's order) before the
+         * parse is ended; else the ones still unread would come after and be dispatched. */
+        Pending over = { 0 };
+        assert_se(sd_bus_call_method_async(a, NULL, CM_NAME, CM_PATH, CM_IFACE, "GetDevices", on_reply, &over,
+                                           NULL) >= 0);
+        while (!over.done) {
+                assert_se(sd_bus_wait(a, UINT64_MAX) >= 0);
+                drain(a);
+        }
+        assert_se(over.error_name && streq(over.error_name, SD_BUS_ERROR_LIMITS_EXCEEDED));
+        free(over.error_name);
+        free(over.error_message);
         assert_se(kill(wait_hung_parser(h, b, SIZE_MAX), SIGKILL) == 0);
         wait_replies(a, &ev, 1);
         /* a Ping from A once its first call is answered: after the waiting ones, in order */

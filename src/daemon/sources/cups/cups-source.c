@@ -17,6 +17,7 @@
 #include "cups-qualifier.h"
 #include "cups-vendor-files.h"
 #include "device.h"
+#include "file-writer.h"
 #include "log.h"
 #include "time-util.h"
 #include "parser.h"
@@ -40,25 +41,36 @@ typedef struct CupsQueue {
         char *identity;         /* cups_identity(): the key its hard choices are kept under too */
         char **vendor_profiles; /* ids of the profiles made from printer-icc-profiles */
         char **previous_profiles; /* an earlier answer's, released once this answer's are in */
-        List parsing;           /* VendorParse: its vendor profile in a parser process */
+        List parsing;           /* VendorParse: its vendor profile parsed, then its file written */
         Device *decorated;      /* the device that got the identity and vendor profiles last */
 } CupsQueue;
 
-/* A vendor profile being parsed: asynchronously, so that what a printer sends delays no
- * client (docs/sandbox.md, "Who waits"). */
+/* A vendor profile being parsed, then its file written: both off the loop, so that what a
+ * printer sends delays no client (docs/sandbox.md, "Who waits"). */
 typedef struct VendorParse {
-        CupsQueue *queue;
-        ListLink link;          /* in CupsQueue.parsing */
+        CupsWatch *watch;
+        CupsQueue *queue;       /* NULL once its queue went with the write under way */
+        List *list;             /* CupsQueue.parsing, or CupsWatch.landing once the queue went */
+        ListLink link;
         char *id, *name, *url;
         char **media_types;
         ParserCall *call;
+        IccInfo *info;          /* parsed, while its file is written */
+        char *path;             /* the file being written (write), then its Filename */
+        size_t size;
+        FileWrite *write;
+        uint8_t *held;          /* its bytes, while a gone queue's write of the same path ends */
 } VendorParse;
 
 static VendorParse *vendor_parse_free(VendorParse *v) {
         if (!v)
                 return NULL;
-        list_unlink(&v->queue->parsing, &v->link);
+        list_unlink(v->list, &v->link);
         parser_call_cancel(v->call);
+        file_write_cancel(v->write);
+        icc_info_free(v->info);
+        free(v->held);
+        free(v->path);
         free(v->id);
         free(v->name);
         free(v->url);
@@ -79,6 +91,7 @@ struct CupsWatch {
         char *last_problems;    /* the same for malformed printers */
         CupsNotify *notify;     /* cupsd's D-Bus notifier, or NULL (polling only) */
         bool again;             /* a signal came during a request: ask once more */
+        List landing;           /* VendorParse: a write under way whose queue went (on_vendor_written) */
 };
 
 static const char *const requested[] = {
@@ -89,8 +102,19 @@ static const char *const requested[] = {
 
 static CupsQueue *queue_free(CupsQueue *q) {
         if (q) {
-                while (q->parsing.size > 0)
-                        vendor_parse_free(list_entry(q->parsing.head.next, VendorParse, link));
+                /* A write under way cannot be stopped: its file lands, and goes with the sweep
+                 * once it has (on_vendor_written). */
+                while (q->parsing.size > 0) {
+                        VendorParse *v = list_entry(q->parsing.head.next, VendorParse, link);
+                        if (!v->write) {
+                                vendor_parse_free(v);
+                                continue;
+                        }
+                        list_unlink(&q->parsing, &v->link);
+                        v->queue = NULL;
+                        v->list = &q->watch->landing;
+                        list_append(v->list, &v->link);
+                }
                 if (q->reply)
                         fetch_reply_done(q->reply);
                 free(q->reply);
@@ -116,6 +140,9 @@ CupsWatch *cups_watch_free(CupsWatch *w) {
         while (hashmap_iterate(w->queues, &it, NULL, &v))
                 queue_free(v);
         hashmap_free(w->queues);
+        /* Their files land after the daemon ends, for the next start to clear. */
+        while (w->landing.size > 0)
+                vendor_parse_free(list_entry(w->landing.head.next, VendorParse, link));
         ipp_call_free(w->call);
         sd_event_source_disable_unref(w->timer);
         cups_notify_free(w->notify); /* before the server it points to */
@@ -272,34 +299,21 @@ static int vendor_profile_exists(CupsQueue *q, const char *id, const char *name)
         return 0;
 }
 
-/* The rest of a vendor profile once parsed: its file and its profile object. */
-static int vendor_profile_add(CupsQueue *q, const VendorParse *v, const IccInfo *info, const uint8_t *icc,
-                              size_t icc_len) {
+static void sweep_vendor_files(CupsWatch *w);
+
+/* The rest of a vendor profile once its file is written: its profile object. */
+static int vendor_profile_add(CupsQueue *q, VendorParse *v) {
         Manager *m = q->watch->manager;
         const char *id = v->id;
         if (manager_find_profile_by_id(m, id))
-                return vendor_profile_exists(q, id, v->name);
-        /* A file, because print filters read a profile by its Filename; written and
-         * registered in this one callback, so no sweep sees it unnamed (one the source fails
-         * to register is swept once the answer is in: vendor_next). */
-        _cleanup_free_ char *path = NULL;
-        int r = cups_vendor_files_write(m->config.state_dir, id, icc, icc_len, &path);
-        if (r == -EDQUOT) {
-                log_warning("Printer %s: profile %s (%zu bytes) is not kept: the printers' vendor profiles would "
-                            "be more than %u files or %llu MiB together (docs/printers.md)", q->name, v->name,
-                            icc_len, (unsigned) LIMIT_PRINTER_FILES, LIMIT_PRINTER_FILES_BYTES >> 20);
-                return 0;
-        }
-        if (r < 0)
-                return log_warning_errno(r, "Printer %s: cannot write the file of profile %s in %s/printers: %m",
-                                         q->name, v->name, m->config.state_dir);
-        _cleanup_free_ char *qualifier = cups_profile_qualifier(v->name, info->colorspace, v->media_types);
+                return vendor_profile_exists(q, id, v->name); /* the file goes with vendor_next's sweep */
+        _cleanup_free_ char *qualifier = cups_profile_qualifier(v->name, v->info->colorspace, v->media_types);
         _cleanup_(profile_freep) Profile *p = NULL;
         if (!qualifier || profile_new(m, id, 0, SCOPE_NORMAL, &p) < 0)
                 return -ENOMEM;
         p->printer_vendor = true;
-        r = profile_set_file(p, path, info, (const char *const[]) { "PRINTER_profile_name", v->name,
-                                                                    "PRINTER_profile_url", v->url, NULL });
+        int r = profile_set_file(p, v->path, v->info, (const char *const[]) { "PRINTER_profile_name", v->name,
+                                                                              "PRINTER_profile_url", v->url, NULL });
         if (r >= 0)
                 r = profile_set_property(p, "Qualifier", qualifier, NULL);
         if (r >= 0)
@@ -314,18 +328,133 @@ static int vendor_profile_add(CupsQueue *q, const VendorParse *v, const IccInfo 
         return strv_extend(&q->vendor_profiles, id);
 }
 
+static void on_vendor_written(int r, uint8_t *data, size_t size, void *userdata);
+
+/* Hands the bytes to a writer thread (file-writer.h). 1 when the write started. */
+static int vendor_write_start(VendorParse *v, uint8_t *data) {
+        int r = file_write_atomic_async(v->watch->manager->event, v->path, data, v->size, 0644, WRITE_SKIP_IF_SAME,
+                                        on_vendor_written, v, &v->write);
+        return r < 0 ? r : 1;
+}
+
+/* A queue's profile whose path a gone queue's write held (vendor_profile_write) is written
+ * now, after it: so the later answer's bytes are the ones that stay. */
+static void vendor_write_held(CupsWatch *w, const char *path) {
+        void *it = NULL, *e;
+        while (hashmap_iterate(w->queues, &it, NULL, &e)) {
+                CupsQueue *q = e;
+                VendorParse *v;
+                LIST_FOREACH(&q->parsing, v, VendorParse, link) {
+                        if (!v->held || !streq(v->path, path))
+                                continue;
+                        int r = vendor_write_start(v, TAKE_PTR(v->held));
+                        if (r >= 0)
+                                return;
+                        log_warning_errno(r, "Printer %s: cannot write the file of profile %s: %m", q->name, v->name);
+                        vendor_parse_free(v);
+                        vendor_next(q);
+                        return; /* one queue's profile per path at most */
+                }
+        }
+}
+
+static void on_vendor_written(int r, uint8_t *data, size_t size, void *userdata) {
+        VendorParse *v = userdata;
+        CupsQueue *q = v->queue;
+        free(data);
+
+        v->write = NULL; /* answered: nothing to cancel */
+        if (!q) { /* the queue went meanwhile: so does the file, with whatever else is unnamed */
+                CupsWatch *w = v->watch;
+                _cleanup_free_ char *path = TAKE_PTR(v->path);
+                vendor_parse_free(v);
+                vendor_write_held(w, path);
+                sweep_vendor_files(w);
+                return;
+        }
+        if (r < 0)
+                log_warning_errno(r, "Printer %s: cannot write the file of profile %s (%zu bytes) as %s: %m", q->name,
+                                  v->name, size, v->path);
+        else {
+                r = vendor_profile_add(q, v);
+                if (r < 0)
+                        log_warning_errno(r, "Printer %s: cannot register profile %s: %m", q->name, v->name);
+        }
+        vendor_parse_free(v);
+        vendor_next(q);
+}
+
+/* The writes under way, of every queue's and of gone queues': their paths (appended to
+ * *paths) and bytes together. */
+static int vendor_writes(CupsWatch *w, char ***paths, uint64_t *ret_bytes) {
+        uint64_t bytes = 0;
+        const VendorParse *v;
+        void *it = NULL, *e;
+        while (hashmap_iterate(w->queues, &it, NULL, &e))
+                LIST_FOREACH(&((CupsQueue *) e)->parsing, v, VendorParse, link)
+                        if (v->write || v->held) {
+                                if (strv_extend(paths, v->path) < 0)
+                                        return -ENOMEM;
+                                bytes += v->size;
+                        }
+        LIST_FOREACH(&w->landing, v, VendorParse, link) {
+                if (strv_extend(paths, v->path) < 0)
+                        return -ENOMEM;
+                bytes += v->size;
+        }
+        *ret_bytes = bytes;
+        return 0;
+}
+
+/* A parsed vendor profile's file, written by a thread of its own (file-writer.h): a file,
+ * because print filters read a profile by its Filename; complete and fsync'd before the
+ * profile is registered with it (on_vendor_written). 1 when the write started. */
+static int vendor_profile_write(CupsQueue *q, VendorParse *v, uint8_t *icc, size_t icc_len) {
+        _cleanup_free_ uint8_t *owned = icc;
+        Manager *m = q->watch->manager;
+        if (manager_find_profile_by_id(m, v->id))
+                return vendor_profile_exists(q, v->id, v->name);
+        _cleanup_strv_free_ char **writing = NULL;
+        uint64_t bytes;
+        int r = vendor_writes(q->watch, &writing, &bytes);
+        if (r >= 0)
+                r = cups_vendor_files_reserve(m->config.state_dir, v->id, icc_len, writing, bytes, &v->path);
+        if (r == -EDQUOT) {
+                log_warning("Printer %s: profile %s (%zu bytes) is not kept: the printers' vendor profiles would "
+                            "be more than %u files or %llu MiB together (docs/printers.md)", q->name, v->name,
+                            icc_len, (unsigned) LIMIT_PRINTER_FILES, LIMIT_PRINTER_FILES_BYTES >> 20);
+                return 0;
+        }
+        if (r < 0)
+                return log_warning_errno(r, "Printer %s: cannot write the file of profile %s in %s/printers: %m",
+                                         q->name, v->name, m->config.state_dir);
+        v->size = icc_len;
+        /* A queue of the same name that went had its write of this path under way (removed
+         * and added again within it): this one waits for it, so that its bytes stay. */
+        const VendorParse *l;
+        LIST_FOREACH(&q->watch->landing, l, VendorParse, link)
+                if (streq(l->path, v->path)) {
+                        v->held = TAKE_PTR(owned);
+                        return 1; /* vendor_write_held() goes on */
+                }
+        return vendor_write_start(v, TAKE_PTR(owned));
+}
+
 static void on_vendor_parsed(int r, IccInfo *info, const char *why, uint8_t *data, size_t size, void *userdata) {
         VendorParse *v = userdata;
         CupsQueue *q = v->queue;
-        _cleanup_(icc_info_freep) IccInfo *owned_info = info;
-        _cleanup_free_ uint8_t *owned_data = data;
 
         v->call = NULL; /* answered: nothing to cancel */
-        if (r < 0)
+        if (r < 0) {
                 log_warning("Printer %s: profile %s from %s is not a usable ICC profile: %s", q->name, v->name, v->url,
                             why ?: strerror(-r));
-        else {
-                r = vendor_profile_add(q, v, info, data, size);
+                icc_info_free(info);
+                free(data);
+        } else {
+                v->info = info;
+                r = vendor_profile_write(q, v, data, size);
+                if (r > 0)
+                        return; /* on_vendor_written() goes on */
                 if (r < 0)
                         log_warning_errno(r, "Printer %s: cannot register profile %s: %m", q->name, v->name);
         }
@@ -345,8 +474,10 @@ static int vendor_profile(CupsWatch *w, CupsQueue *q, const FetchProfile *f, cha
         VendorParse *v = calloc(1, sizeof *v);
         if (!v)
                 return -ENOMEM;
+        v->watch = w;
         v->queue = q;
-        list_append(&q->parsing, &v->link);
+        v->list = &q->parsing;
+        list_append(v->list, &v->link);
         v->id = TAKE_PTR(id);
         v->name = strdup(f->name);
         v->url = strdup(f->url);
@@ -390,8 +521,9 @@ static void release_vendor_profiles(CupsWatch *w, char *const *ids) {
 }
 
 /* <state>/printers/ holds the files of live vendor profiles only (cups-vendor-files.h). Runs
- * where profiles went or an answer is in; a file is written and its profile registered in
- * one callback (vendor_profile_add), so a parse still running elsewhere has none yet. */
+ * where profiles went or an answer is in. A file being written is not a live profile's yet
+ * (it is registered once written: on_vendor_written), so it stays, and with it the hidden
+ * temporary files while any write is under way. */
 static void sweep_vendor_files(CupsWatch *w) {
         Manager *m = w->manager;
         _cleanup_strv_free_ char **keep = NULL;
@@ -399,8 +531,11 @@ static void sweep_vendor_files(CupsWatch *w) {
         LIST_FOREACH(&m->profiles, p, Profile, link)
                 if (p->printer_vendor && p->filename && strv_extend(&keep, p->filename) < 0)
                         return (void) log_oom(); /* keep = a part: nothing may go */
-        size_t n = 0;
-        int r = cups_vendor_files_sweep(m->config.state_dir, keep, &n);
+        size_t n = 0, before = strv_length(keep);
+        uint64_t bytes;
+        if (vendor_writes(w, &keep, &bytes) < 0)
+                return (void) log_oom();
+        int r = cups_vendor_files_sweep(m->config.state_dir, keep, strv_length(keep) > before, &n);
         if (r < 0)
                 log_warning_errno(r, "Cannot sweep %s/printers of the files no printer uses: %m", m->config.state_dir);
         else if (n > 0)
@@ -834,6 +969,7 @@ static int cups_start(Manager *m, const void *config, void **ret_state) {
         if (!w)
                 return log_oom();
         w->manager = m;
+        list_init(&w->landing);
         w->config = c;
         const char *env = getenv("CUPS_SERVER");
         int r = cups_server_parse(env, &w->server);

@@ -63,13 +63,17 @@ static int for_each_file(const char *state_dir, int (*f)(int dfd, const char *na
 typedef struct Tally {
         const char *dir;        /* <state>/printers */
         char *const *keep;      /* sweep: the paths that stay */
+        bool keep_hidden;       /* sweep: temporary files stay (writes under way) */
         const char *skip;       /* usage: the name about to be replaced */
+        char *const *writing;   /* usage: the paths being written, counted apart */
         size_t files;
         uint64_t bytes;
 } Tally;
 
 static int remove_one(int dfd, const char *name, const struct stat *st, void *userdata) {
         Tally *t = userdata;
+        if (t->keep_hidden && name[0] == '.')
+                return 0;
         if (t->keep) {
                 _cleanup_free_ char *path = NULL;
                 if (asprintf(&path, "%s/%s", t->dir, name) < 0)
@@ -86,7 +90,14 @@ static int remove_one(int dfd, const char *name, const struct stat *st, void *us
 
 static int count_one(int dfd, const char *name, const struct stat *st, void *userdata) {
         Tally *t = userdata;
-        if (!streq(name, t->skip)) {
+        /* A hidden file is a write's temporary one, and a file being written may be there
+         * already (renamed into place, not yet answered): the writes count apart, once. */
+        if (streq(name, t->skip) || name[0] == '.')
+                return 0;
+        _cleanup_free_ char *path = NULL;
+        if (asprintf(&path, "%s/%s", t->dir, name) < 0)
+                return -ENOMEM;
+        if (!strv_contains(t->writing, path)) {
                 t->files++;
                 t->bytes += (uint64_t) st->st_size;
         }
@@ -103,21 +114,21 @@ int cups_vendor_files_clear(const char *state_dir, size_t *ret_files, uint64_t *
         return r == -ENOENT ? 0 : r;
 }
 
-int cups_vendor_files_sweep(const char *state_dir, char *const *keep, size_t *ret_files) {
+int cups_vendor_files_sweep(const char *state_dir, char *const *keep, bool keep_temporary, size_t *ret_files) {
         _cleanup_free_ char *dir = NULL;
         if (asprintf(&dir, "%s/" SUBDIR, state_dir) < 0)
                 return -ENOMEM;
         /* An empty list keeps nothing; NULL would mean "no list" to remove_one(). */
         char *const none[] = { NULL };
-        Tally t = { .dir = dir, .keep = keep ?: none };
+        Tally t = { .dir = dir, .keep = keep ?: none, .keep_hidden = keep_temporary };
         int r = for_each_file(state_dir, remove_one, &t);
         if (ret_files)
                 *ret_files = t.files;
         return r == -ENOENT ? 0 : r;
 }
 
-int cups_vendor_files_write(const char *state_dir, const char *id, const uint8_t *data, size_t len,
-                            char **ret_path) {
+int cups_vendor_files_reserve(const char *state_dir, const char *id, size_t len, char *const *writing,
+                              uint64_t writing_bytes, char **ret_path) {
         _cleanup_free_ char *dir = NULL, *path = NULL;
         char hex[33], name[40];
         md5_hex(id, strlen(id), hex);
@@ -128,15 +139,13 @@ int cups_vendor_files_write(const char *state_dir, const char *id, const uint8_t
                 return -errno;
         /* What the directory holds now, not a count kept beside it: whatever happened to it
          * (a sweep, a crash, an administrator), the cap is on what is there. */
-        Tally t = { .skip = name };
+        Tally t = { .dir = dir, .skip = name, .writing = writing };
         int r = for_each_file(state_dir, count_one, &t);
         if (r < 0)
                 return r;
-        if (t.files + 1 > LIMIT_PRINTER_FILES || t.bytes + len > LIMIT_PRINTER_FILES_BYTES)
+        if (t.files + strv_length(writing) + 1 > LIMIT_PRINTER_FILES ||
+            t.bytes + writing_bytes + len > LIMIT_PRINTER_FILES_BYTES)
                 return -EDQUOT;
-        r = write_file_atomic(path, data, len, 0644, WRITE_SKIP_IF_SAME);
-        if (r < 0)
-                return r;
         *ret_path = TAKE_PTR(path);
         return 0;
 }
