@@ -240,8 +240,9 @@ static void put_u16(Builder *b, uint16_t v) {
         put(b, p, 2);
 }
 
-static void put_string(Builder *b, uint8_t tag, const char *name, const char *value) {
-        size_t name_len = strlen(name), value_len = strlen(value);
+/* One value (RFC 8010 §3.1.4): tag, name and value, each length-prefixed. */
+static void put_value(Builder *b, uint8_t tag, const char *name, const void *value, size_t value_len) {
+        size_t name_len = strlen(name);
         if (name_len > UINT16_MAX || value_len > UINT16_MAX) {
                 b->error = -E2BIG;
                 return;
@@ -253,19 +254,14 @@ static void put_string(Builder *b, uint8_t tag, const char *name, const char *va
         put(b, value, value_len);
 }
 
+static void put_string(Builder *b, uint8_t tag, const char *name, const char *value) {
+        put_value(b, tag, name, value, strlen(value));
+}
+
 static void put_integer(Builder *b, const char *name, int32_t value) {
-        size_t name_len = strlen(name);
         uint32_t v = (uint32_t) value;
         uint8_t p[4] = { v >> 24, (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff };
-        if (name_len > UINT16_MAX) {
-                b->error = -E2BIG;
-                return;
-        }
-        put_u8(b, IPP_TAG_INTEGER);
-        put_u16(b, (uint16_t) name_len);
-        put(b, name, name_len);
-        put_u16(b, 4);
-        put(b, p, 4);
+        put_value(b, IPP_TAG_INTEGER, name, p, sizeof p);
 }
 
 int ipp_build_request(uint16_t operation, uint32_t request_id, const char *printer_uri,
@@ -296,6 +292,8 @@ int ipp_build_request_with(uint16_t operation, uint32_t request_id, const char *
                         put_u8(&b, group = a->group);
                 if (a->tag == IPP_TAG_INTEGER)
                         put_integer(&b, a->name ?: "", a->value_integer);
+                else if (a->tag == IPP_TAG_BOOLEAN)
+                        put_value(&b, IPP_TAG_BOOLEAN, a->name ?: "", &(uint8_t) { a->value_integer != 0 }, 1);
                 else
                         put_string(&b, a->tag, a->name ?: "", a->value);
         }

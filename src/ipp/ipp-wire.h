@@ -38,7 +38,9 @@
 /* Operations (RFC 8011 §5.2.5, CUPS Implementation of IPP). */
 #define IPP_OP_GET_PRINTER_ATTRIBUTES 0x000b
 #define IPP_OP_CREATE_PRINTER_SUBSCRIPTIONS 0x0016 /* RFC 3995 §11.1.2 */
+#define IPP_OP_GET_SUBSCRIPTIONS 0x0019
 #define IPP_OP_RENEW_SUBSCRIPTION 0x001a
+#define IPP_OP_CANCEL_SUBSCRIPTION 0x001b
 #define IPP_OP_CUPS_GET_PRINTERS 0x4002
 
 /* Caps on what a response may hold (a real one is a few hundred attributes per printer). */
@@ -83,7 +85,7 @@ int ipp_build_request(uint16_t operation, uint32_t request_id, const char *print
 
 /* One more attribute of a request, after those above: in group (IPP_TAG_OPERATION first,
  * then IPP_TAG_SUBSCRIPTION), a string value with a string tag, or value_integer with
- * IPP_TAG_INTEGER; name NULL adds a further value to the attribute before it (1setOf). */
+ * IPP_TAG_INTEGER (or IPP_TAG_BOOLEAN, non-zero for true); name NULL adds a further value to the attribute before it (1setOf). */
 typedef struct IppRequestAttr {
         uint8_t group;
         uint8_t tag;

@@ -190,6 +190,7 @@ static void test_request_with(void) {
         /* A subscription request: operation attributes, then a subscription group with a 1setOf. */
         static const IppRequestAttr extra[] = {
                 { IPP_TAG_OPERATION, IPP_TAG_NAME, "requesting-user-name", "tinctd", 0 },
+                { IPP_TAG_OPERATION, IPP_TAG_BOOLEAN, "my-subscriptions", NULL, 1 },
                 { IPP_TAG_SUBSCRIPTION, IPP_TAG_URI, "notify-recipient-uri", "dbus://", 0 },
                 { IPP_TAG_SUBSCRIPTION, IPP_TAG_KEYWORD, "notify-events", "printer-added", 0 },
                 { IPP_TAG_SUBSCRIPTION, IPP_TAG_KEYWORD, NULL, "printer-deleted", 0 },
@@ -201,7 +202,9 @@ static void test_request_with(void) {
                                          ELEMENTSOF(extra), &buf, &len) == 0);
         IppMessage msg;
         assert_se(ipp_decode(buf, len, &msg) == 0);
-        assert_se(msg.n_groups == 2 && msg.groups[0].tag == IPP_TAG_OPERATION && msg.groups[0].n_attrs == 4);
+        assert_se(msg.n_groups == 2 && msg.groups[0].tag == IPP_TAG_OPERATION && msg.groups[0].n_attrs == 5);
+        bool mine = false;
+        assert_se(ipp_attr_boolean(ipp_group_find(&msg.groups[0], "my-subscriptions"), 0, &mine) == 0 && mine);
         assert_se(msg.groups[1].tag == IPP_TAG_SUBSCRIPTION && msg.groups[1].n_attrs == 3);
         const IppAttr *events = ipp_group_find(&msg.groups[1], "notify-events");
         char *s;

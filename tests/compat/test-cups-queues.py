@@ -10,11 +10,14 @@ without a queue, and never makes a second device of an id cupsd registers itself
 queue registered by cupsd, taken over after a tinctd restart). Every step waits for the
 daemon's signals. With cupsd's D-Bus notifier (tinctd's subscription, dbus://) and a poll
 of an hour, a queue added, changed and removed reaches tinctd by signal, before and after
-the subscription's renewal (a lease of 10 s). Skips only where
+the subscription's renewal (a lease of 10 s); restarted, stopped or killed, tinctd leaves
+cupsd holding one subscription of its own. Skips only where
 cupsd cannot run (not installed, or not root)."""
 
 import os
+import subprocess
 import sys
+import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compat  # noqa: E402
@@ -173,6 +176,96 @@ def notified():
             cupsd.lp("lpadmin", "-x", "Signalled")
             signals.wait("DeviceRemoved", dev("Signalled"))
             check(env.daemon_alive(), "daemon alive")
+        finally:
+            cupsd.stop()
+
+
+GET_SUBSCRIPTIONS = """{
+  OPERATION Get-Subscriptions
+  GROUP operation-attributes-tag
+  ATTR charset attributes-charset utf-8
+  ATTR naturalLanguage attributes-natural-language en
+  ATTR uri printer-uri $uri
+  ATTR name requesting-user-name root
+  ATTR keyword requested-attributes notify-subscription-id,notify-recipient-uri
+  STATUS successful-ok
+  STATUS client-error-not-found
+  DISPLAY notify-subscription-id
+  DISPLAY notify-recipient-uri
+}
+"""
+
+
+def dbus_subscriptions(env, cupsd):
+    """The ids of the subscriptions cupsd lists (Get-Subscriptions, by ipptool over its
+    socket): in the test's cupsd only tinctd makes them, each a dbus:// one."""
+    test = os.path.join(env.tmp, "get-subscriptions.test")
+    with open(test, "w") as f:
+        f.write(GET_SUBSCRIPTIONS)
+    uri = "ipp://%s/" % urllib.parse.quote(cupsd.sock, safe="")
+    r = subprocess.run(["ipptool", "-t", uri, test], env=cupsd.env, text=True, capture_output=True,
+                       stdin=subprocess.DEVNULL, timeout=60)
+    if r.returncode != 0:
+        raise AssertionError("ipptool Get-Subscriptions failed: %s%s" % (r.stdout, r.stderr))
+    ids, uris = [], []
+    for line in r.stdout.splitlines():
+        line = line.strip()
+        if line.startswith("notify-subscription-id ("):
+            ids.append(int(line.split("=")[-1]))
+        elif line.startswith("notify-recipient-uri ("):
+            uris.append(line.split("=", 1)[-1].strip())
+    check_eq(uris, ["dbus://"] * len(ids), "every subscription is a dbus:// one")
+    return sorted(ids)
+
+
+@test
+def one_subscription():
+    """tinctd restarted three times and killed once: cupsd lists one subscription of
+    tinctd's (the earlier ones cancelled at stop or, after the kill, at the next start),
+    and queue changes still reach tinctd by signal; none after tinctd stopped"""
+    with compat.TinctEnv(polkit="allow", extra_args=["--cups-poll", "3600"]) as env:
+        conn = compat.connect(env)
+        signals = Signals(conn)
+        cupsd = Cupsd(env, os.path.join(env.tmp, "cups"))
+        made = 0
+
+        def subscribed_again():
+            # One more Create-Printer-Subscriptions answered, and the listing after it.
+            ops = [op for op, _status in cupsd.requests()]
+            creates = [i for i, op in enumerate(ops) if op == "Create-Printer-Subscriptions"]
+            return len(creates) > made and "CUPS-Get-Printers" in ops[creates[made]:]
+        try:
+            wait_until("tinctd's subscription", subscribed_again)
+            made += 1
+            first = dbus_subscriptions(env, cupsd)
+            check_eq(len(first), 1, "one subscription after the start")
+            for i in range(3):
+                env.restart()
+                wait_until("tinctd's subscription after restart %d" % (i + 1), subscribed_again)
+                made += 1
+                now = dbus_subscriptions(env, cupsd)
+                check_eq(len(now), 1, "one subscription after restart %d: %r" % (i + 1, now))
+                check(now != first, "a new one, the stopped tinctd's cancelled")
+                first = now
+            # A kill leaves its subscription: the next tinctd finds and cancels it.
+            env.daemon_proc.kill()
+            env.daemon_proc.wait()
+            check_eq(dbus_subscriptions(env, cupsd), first, "the killed tinctd's subscription stays")
+            env.stop_daemon()
+            env.start_daemon()
+            wait_until("tinctd's subscription after the kill", subscribed_again)
+            made += 1
+            wait_until("the killed tinctd's subscription cancelled",
+                       lambda: ("Cancel-Subscription", "successful-ok") in cupsd.requests())
+            now = dbus_subscriptions(env, cupsd)
+            check_eq(len(now), 1, "one subscription after the kill: %r" % now)
+            check(now != first, "the killed tinctd's one cancelled")
+            # Notifications still arrive (a poll of an hour: only a signal brings the queue).
+            cupsd.lp("lpadmin", "-p", "AfterKill", "-E", "-v", "file:///dev/null")
+            signals.wait("DeviceAdded", dev("AfterKill"))
+            check(env.daemon_alive(), "daemon alive")
+            env.stop_daemon()
+            check_eq(dbus_subscriptions(env, cupsd), [], "no subscription after tinctd stopped")
         finally:
             cupsd.stop()
 

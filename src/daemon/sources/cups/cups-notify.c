@@ -21,6 +21,20 @@
 #define SERVER_URI "ipp://localhost/"
 /* After a refused subscription, the next try waits this long (polling goes on meanwhile). */
 #define RETRY_SEC 60
+/* The cancellation at exit may delay the daemon's stop by at most this much. */
+#define CANCEL_AT_EXIT_SEC 2
+/* Earlier subscriptions of ours cancelled after one Get-Subscriptions; more end with their
+ * lease (each restart adds at most one). */
+#define MAX_STALE 32
+#define IPP_STATUS_NOT_FOUND 0x0406
+
+/* What tinct subscribes to: also how an earlier tinctd's subscription is recognised. */
+static const char *const EVENTS[] = {
+        "printer-added", "printer-deleted", "printer-modified",
+        /* The subscription outlives a cupsd restart (subscriptions.conf): these come
+         * from the new cupsd, which may have lost queues while it was stopped. */
+        "server-started", "server-restarted",
+};
 
 struct CupsNotify {
         sd_event *event;
@@ -35,15 +49,24 @@ struct CupsNotify {
         sd_bus_slot *match;
         IppCall *call;
         int32_t id;             /* cupsd's notify-subscription-id, 0 when none */
+        /* The sweep of earlier subscriptions of ours (a crashed or killed tinctd's). */
+        IppCall *sweep;
+        int32_t stale[MAX_STALE];
+        size_t n_stale;
         sd_event_source *renew;
         uint64_t retry_after;   /* CLOCK_MONOTONIC */
         int last_error;         /* so that a lasting refusal is logged once */
 };
 
+static void cancel_at_exit(CupsNotify *n);
+
 CupsNotify *cups_notify_free(CupsNotify *n) {
         if (!n)
                 return NULL;
         ipp_call_free(n->call);
+        ipp_call_free(n->sweep);
+        if (n->id > 0)
+                cancel_at_exit(n);
         sd_event_source_disable_unref(n->renew);
         sd_bus_slot_unref(n->match);
         free(n);
@@ -146,6 +169,135 @@ static void subscribed(CupsNotify *n, int32_t id) {
         }
 }
 
+static const IppRequestAttr *cancel_attrs(const CupsNotify *n, int32_t id, IppRequestAttr attrs[static 2]) {
+        attrs[0] = (IppRequestAttr) { IPP_TAG_OPERATION, IPP_TAG_NAME, "requesting-user-name", n->user, 0 };
+        attrs[1] = (IppRequestAttr) { IPP_TAG_OPERATION, IPP_TAG_INTEGER, "notify-subscription-id", NULL, id };
+        return attrs;
+}
+
+static void on_cancelled_at_exit(IppCall *call, int error, IppMessage *msg, void *userdata) {
+        int *result = userdata;
+        *result = answer_error(error, msg);
+        if (msg)
+                ipp_message_done(msg);
+}
+
+/* Without this cupsd would keep the subscription, and run its notifier for it, until the
+ * lease ends. On a loop of its own, because the daemon's has ended; bounded, because
+ * a stop must not wait for a cupsd that does not answer. */
+static void cancel_at_exit(CupsNotify *n) {
+        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
+        IppRequestAttr attrs[2];
+        IppCall *call = NULL;
+        int result = 1; /* the answer's, once it came */
+        int r = sd_event_new(&e);
+        if (r >= 0)
+                r = ipp_call_start(e, n->server, IPP_OP_CANCEL_SUBSCRIPTION, SERVER_URI, NULL, cancel_attrs(n, n->id, attrs),
+                                   ELEMENTSOF(attrs), CANCEL_AT_EXIT_SEC * 1000000ULL, on_cancelled_at_exit, &result,
+                                   &call);
+        while (r >= 0 && result > 0)
+                r = sd_event_run(e, UINT64_MAX);
+        ipp_call_free(call);
+        if (r >= 0)
+                r = result;
+        if (r < 0)
+                log_notice_errno(r, "Cannot cancel subscription %d with cupsd at %s: %m; it ends with its lease",
+                                 n->id, n->server_name);
+        else
+                log_info("Cancelled subscription %d with cupsd at %s", n->id, n->server_name);
+        n->id = 0;
+}
+
+/* An earlier tinctd's subscription (one that crashed or was killed): the same owner (asked
+ * with my-subscriptions), recipient and events. Pure. */
+static bool earlier_own(const IppGroup *g, int32_t current) {
+        int32_t id = 0;
+        _cleanup_free_ char *recipient = NULL;
+        const IppAttr *events = ipp_group_find(g, "notify-events");
+        if (ipp_attr_integer(ipp_group_find(g, "notify-subscription-id"), 0, &id) < 0 || id <= 0 || id == current)
+                return false;
+        if (ipp_attr_string(ipp_group_find(g, "notify-recipient-uri"), 0, &recipient) < 0 ||
+            !streq(recipient, "dbus://"))
+                return false;
+        if (!events || events->n_values != ELEMENTSOF(EVENTS))
+                return false;
+        for (size_t i = 0; i < events->n_values; i++) {
+                _cleanup_free_ char *event = NULL;
+                if (ipp_attr_string(events, i, &event) < 0)
+                        return false;
+                bool known = false;
+                for (size_t j = 0; j < ELEMENTSOF(EVENTS); j++)
+                        known = known || streq(event, EVENTS[j]);
+                if (!known)
+                        return false;
+        }
+        return true;
+}
+
+static void cancel_next_stale(CupsNotify *n);
+
+static void on_stale_cancelled(IppCall *call, int error, IppMessage *msg, void *userdata) {
+        CupsNotify *n = userdata;
+        assert(call == n->sweep);
+        n->sweep = ipp_call_free(n->sweep);
+        int r = answer_error(error, msg);
+        if (msg)
+                ipp_message_done(msg);
+        if (r < 0)
+                log_debug_errno(r, "Cannot cancel an earlier subscription with cupsd at %s: %m", n->server_name);
+        cancel_next_stale(n);
+}
+
+static void cancel_next_stale(CupsNotify *n) {
+        while (n->n_stale > 0) {
+                int32_t id = n->stale[--n->n_stale];
+                IppRequestAttr attrs[2];
+                log_info("Cancelling subscription %d with cupsd at %s, an earlier tinctd's", id, n->server_name);
+                int r = ipp_call_start(n->event, n->server, IPP_OP_CANCEL_SUBSCRIPTION, SERVER_URI, NULL,
+                                       cancel_attrs(n, id, attrs), ELEMENTSOF(attrs), CUPS_CALL_TIMEOUT_SEC * 1000000ULL,
+                                       on_stale_cancelled, n, &n->sweep);
+                if (r >= 0)
+                        return;
+                log_debug_errno(r, "Cannot cancel subscription %d: %m", id);
+        }
+}
+
+static void on_subscriptions(IppCall *call, int error, IppMessage *msg, void *userdata) {
+        CupsNotify *n = userdata;
+        assert(call == n->sweep);
+        n->sweep = ipp_call_free(n->sweep);
+        int r = answer_error(error, msg);
+        n->n_stale = 0;
+        /* client-error-not-found: we have none (not even the one just made, if it went). */
+        if (r < 0 && !(msg && msg->status == IPP_STATUS_NOT_FOUND))
+                log_debug_errno(r, "Cannot list our subscriptions with cupsd at %s: %m", n->server_name);
+        for (size_t i = 0; r >= 0 && i < msg->n_groups && n->n_stale < MAX_STALE; i++)
+                if (msg->groups[i].tag == IPP_TAG_SUBSCRIPTION && earlier_own(&msg->groups[i], n->id))
+                        (void) ipp_attr_integer(ipp_group_find(&msg->groups[i], "notify-subscription-id"), 0,
+                                                &n->stale[n->n_stale++]);
+        if (msg)
+                ipp_message_done(msg);
+        cancel_next_stale(n);
+}
+
+/* A tinctd that crashed or was killed left its subscription (and cupsd's notifier for it)
+ * until its lease ends: after each new one, the earlier ones of ours go. */
+static void sweep(CupsNotify *n) {
+        static const char *const requested[] = {
+                "notify-subscription-id", "notify-recipient-uri", "notify-events", NULL,
+        };
+        const IppRequestAttr attrs[] = {
+                { IPP_TAG_OPERATION, IPP_TAG_NAME, "requesting-user-name", n->user, 0 },
+                { IPP_TAG_OPERATION, IPP_TAG_BOOLEAN, "my-subscriptions", NULL, 1 },
+        };
+        if (n->sweep)
+                return;
+        int r = ipp_call_start(n->event, n->server, IPP_OP_GET_SUBSCRIPTIONS, SERVER_URI, requested, attrs,
+                               ELEMENTSOF(attrs), CUPS_CALL_TIMEOUT_SEC * 1000000ULL, on_subscriptions, n, &n->sweep);
+        if (r < 0)
+                log_debug_errno(r, "Cannot list our subscriptions with cupsd at %s: %m", n->server_name);
+}
+
 static void on_created(IppCall *call, int error, IppMessage *msg, void *userdata) {
         CupsNotify *n = userdata;
         assert(call == n->call);
@@ -165,8 +317,10 @@ static void on_created(IppCall *call, int error, IppMessage *msg, void *userdata
         }
         if (r < 0)
                 lost(n, r, msg, "subscribe to");
-        else
+        else {
                 subscribed(n, id);
+                sweep(n);
+        }
         if (msg)
                 ipp_message_done(msg);
         /* Either way the source lists the queues now: a queue that changed since its last
@@ -178,13 +332,11 @@ static void subscribe(CupsNotify *n) {
         const IppRequestAttr attrs[] = {
                 { IPP_TAG_OPERATION, IPP_TAG_NAME, "requesting-user-name", n->user, 0 },
                 { IPP_TAG_SUBSCRIPTION, IPP_TAG_URI, "notify-recipient-uri", "dbus://", 0 },
-                { IPP_TAG_SUBSCRIPTION, IPP_TAG_KEYWORD, "notify-events", "printer-added", 0 },
-                { IPP_TAG_SUBSCRIPTION, IPP_TAG_KEYWORD, NULL, "printer-deleted", 0 },
-                { IPP_TAG_SUBSCRIPTION, IPP_TAG_KEYWORD, NULL, "printer-modified", 0 },
-                /* The subscription outlives a cupsd restart (subscriptions.conf): these come
-                 * from the new cupsd, which may have lost queues while it was stopped. */
-                { IPP_TAG_SUBSCRIPTION, IPP_TAG_KEYWORD, NULL, "server-started", 0 },
-                { IPP_TAG_SUBSCRIPTION, IPP_TAG_KEYWORD, NULL, "server-restarted", 0 },
+                { IPP_TAG_SUBSCRIPTION, IPP_TAG_KEYWORD, "notify-events", EVENTS[0], 0 },
+                { IPP_TAG_SUBSCRIPTION, IPP_TAG_KEYWORD, NULL, EVENTS[1], 0 },
+                { IPP_TAG_SUBSCRIPTION, IPP_TAG_KEYWORD, NULL, EVENTS[2], 0 },
+                { IPP_TAG_SUBSCRIPTION, IPP_TAG_KEYWORD, NULL, EVENTS[3], 0 },
+                { IPP_TAG_SUBSCRIPTION, IPP_TAG_KEYWORD, NULL, EVENTS[4], 0 },
                 { IPP_TAG_SUBSCRIPTION, IPP_TAG_INTEGER, "notify-lease-duration", NULL, n->lease_sec },
         };
         int r = ipp_call_start(n->event, n->server, IPP_OP_CREATE_PRINTER_SUBSCRIPTIONS, SERVER_URI, NULL, attrs,

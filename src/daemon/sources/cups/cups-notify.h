@@ -6,7 +6,9 @@
  * ServerStarted or ServerRestarted when cupsd starts again or reloads. Anyone may
  * send such a signal: it only makes the source ask cupsd sooner, never changes a device by
  * itself. The subscription has a lease and is renewed at half of it; when cupsd stops
- * answering it is forgotten and made again once cupsd answers. */
+ * answering it is forgotten and made again once cupsd answers. tinctd holds one: once
+ * subscribed it cancels the earlier ones of its own (a killed tinctd's, found with
+ * Get-Subscriptions), and it cancels its own when freed, waiting at most 2 s for cupsd. */
 #pragma once
 
 #include <stdbool.h>
@@ -26,6 +28,7 @@ typedef void (*CupsNotifyPoke)(void *userdata);
  * half). */
 int cups_notify_new(sd_event *event, sd_bus *bus, const CupsServer *server, const char *server_name,
                     int32_t lease_sec, CupsNotifyPoke poke, void *userdata, CupsNotify **ret);
+/* Cancels the subscription with cupsd first (blocking, bounded): call it once the loop ended. */
 CupsNotify *cups_notify_free(CupsNotify *n);
 
 /* After each listing: whether cupsd answered. */
