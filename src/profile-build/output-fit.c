@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,9 +26,15 @@ void output_lut_done(OutputLut *l) {
         *l = (OutputLut) {};
 }
 
+/* v clamped to 0..1 (NaN: 0, as fmax() gives), by comparisons: fmin()/fmax() are calls into
+ * libm at -O2, and this runs for every interpolation the inversion makes. */
+static double clamp01(double v) {
+        return !(v > 0.0) ? 0.0 : v > 1.0 ? 1.0 : v;
+}
+
 static void axis_split(unsigned grid, double v, size_t *ret_i, double *ret_f) {
-        double x = fmin(fmax(v, 0.0), 1.0) * (double) (grid - 1);
-        size_t i = (size_t) floor(x);
+        double x = clamp01(v) * (double) (grid - 1);
+        size_t i = (size_t) x; /* x ≥ 0: truncation is floor() */
 
         if (i >= grid - 1)
                 i = grid - 2;
@@ -37,11 +44,9 @@ static void axis_split(unsigned grid, double v, size_t *ret_i, double *ret_f) {
 
 /* lcms2's tetrahedral interpolation over three axes: walk from the base node along the
  * axes in order of decreasing fraction; the weights are the differences of the sorted
- * fractions. */
-static void tetrahedral(const size_t stride[3], const double f[3], size_t base, double scale, size_t idx[4],
-                        double w[4]) {
-        unsigned o[3] = { 0, 1, 2 };
-
+ * fractions. tetrahedral_order() sorts, tetrahedral() walks. */
+static void tetrahedral_order(const double f[3], unsigned o[3]) {
+        o[0] = 0, o[1] = 1, o[2] = 2;
         for (unsigned a = 0; a < 2; a++)
                 for (unsigned b = a + 1; b < 3; b++)
                         if (f[o[b]] > f[o[a]]) {
@@ -49,6 +54,10 @@ static void tetrahedral(const size_t stride[3], const double f[3], size_t base, 
                                 o[a] = o[b];
                                 o[b] = t;
                         }
+}
+
+static void tetrahedral(const size_t stride[3], const double f[3], const unsigned o[3], size_t base, double scale,
+                        size_t idx[4], double w[4]) {
         idx[0] = base;
         idx[1] = idx[0] + stride[o[0]];
         idx[2] = idx[1] + stride[o[1]];
@@ -62,6 +71,7 @@ static void tetrahedral(const size_t stride[3], const double f[3], size_t base, 
 unsigned output_lut_kernel(unsigned n_in, unsigned grid, const double *dev, size_t ret_index[8], double ret_weight[8]) {
         size_t i[OUTPUT_LUT_MAX_IN], stride[OUTPUT_LUT_MAX_IN];
         double f[OUTPUT_LUT_MAX_IN];
+        unsigned o[3];
 
         assert(n_in == 3 || n_in == 4);
         assert(grid >= 2);
@@ -75,12 +85,15 @@ unsigned output_lut_kernel(unsigned n_in, unsigned grid, const double *dev, size
         for (unsigned a = 0; a < n_in; a++)
                 base += i[a] * stride[a];
         if (n_in == 3) {
-                tetrahedral(stride, f, base, 1.0, ret_index, ret_weight);
+                tetrahedral_order(f, o);
+                tetrahedral(stride, f, o, base, 1.0, ret_index, ret_weight);
                 return 4;
         }
-        /* lcms2's 4-input CLUT: the first input linear between two 3-input interpolations */
-        tetrahedral(stride + 1, f + 1, base, 1.0 - f[0], ret_index, ret_weight);
-        tetrahedral(stride + 1, f + 1, base + stride[0], f[0], ret_index + 4, ret_weight + 4);
+        /* lcms2's 4-input CLUT: the first input linear between two 3-input interpolations,
+         * both walking the same way */
+        tetrahedral_order(f + 1, o);
+        tetrahedral(stride + 1, f + 1, o, base, 1.0 - f[0], ret_index, ret_weight);
+        tetrahedral(stride + 1, f + 1, o, base + stride[0], f[0], ret_index + 4, ret_weight + 4);
         return 8;
 }
 
@@ -95,7 +108,89 @@ void output_lut_eval(const OutputLut *l, const double *dev, double ret[3]) {
                         ret[c] += w[k] * l->node[3 * idx[k] + c];
 }
 
+/* The right derivative along each of three axes of lcms2's tetrahedral interpolation at the
+ * cell's fractions f: moving f[a] up, the walk takes the axes whose fraction is larger first,
+ * then a; so the slope is the difference of the two nodes a joins there. Where f[a] ties with
+ * another axis this is the simplex a forward difference would step into. backward[a]: the
+ * left derivative instead (the grid's last node, where no step up is left); ties then walk
+ * the other axes first. Per unit of f; slope[a][c]. */
+static void tetrahedral_slope(const OutputLut *l, const size_t stride[3], const double f[3], size_t base,
+                              const bool backward[3], double slope[3][3]) {
+        for (unsigned a = 0; a < 3; a++) {
+                size_t at = base;
+                for (unsigned b = 0; b < 3; b++)
+                        if (b != a && (f[b] > f[a] || (backward[a] && f[b] == f[a])))
+                                at += stride[b];
+                for (unsigned c = 0; c < 3; c++)
+                        slope[a][c] = l->node[3 * (at + stride[a]) + c] - l->node[3 * at + c];
+        }
+}
+
+void output_lut_slope(const OutputLut *l, const double *dev, double ret_slope[][3]) {
+        size_t i[OUTPUT_LUT_MAX_IN], stride[OUTPUT_LUT_MAX_IN], base = 0;
+        double f[OUTPUT_LUT_MAX_IN], scale = (double) (l->grid - 1);
+        bool backward[OUTPUT_LUT_MAX_IN];
+        unsigned n = l->n_in;
+
+        stride[n - 1] = 1;
+        for (unsigned a = n - 1; a > 0; a--)
+                stride[a - 1] = stride[a] * l->grid;
+        for (unsigned a = 0; a < n; a++) {
+                axis_split(l->grid, dev[a], &i[a], &f[a]);
+                base += i[a] * stride[a];
+                backward[a] = dev[a] >= 1.0;
+        }
+        if (n == 3) {
+                tetrahedral_slope(l, stride, f, base, backward, ret_slope);
+                for (unsigned a = 0; a < 3; a++)
+                        for (unsigned c = 0; c < 3; c++)
+                                ret_slope[a][c] *= scale;
+                return;
+        }
+        /* linear in the first input between two tetrahedral interpolations */
+        double lo[3][3], hi[3][3], w[4], v_lo[3] = {}, v_hi[3] = {};
+        size_t idx[4];
+        unsigned o[3];
+        tetrahedral_order(f + 1, o);
+        tetrahedral(stride + 1, f + 1, o, base, 1.0, idx, w);
+        for (unsigned k = 0; k < 4; k++)
+                for (unsigned c = 0; c < 3; c++) {
+                        v_lo[c] += w[k] * l->node[3 * idx[k] + c];
+                        v_hi[c] += w[k] * l->node[3 * (idx[k] + stride[0]) + c];
+                }
+        tetrahedral_slope(l, stride + 1, f + 1, base, backward + 1, lo);
+        tetrahedral_slope(l, stride + 1, f + 1, base + stride[0], backward + 1, hi);
+        for (unsigned c = 0; c < 3; c++) {
+                ret_slope[0][c] = (v_hi[c] - v_lo[c]) * scale;
+                for (unsigned a = 1; a < 4; a++)
+                        ret_slope[a][c] = ((1.0 - f[0]) * lo[a - 1][c] + f[0] * hi[a - 1][c]) * scale;
+        }
+}
+
 /* --- the least-squares problem of one grid size --- */
+
+/* Two doubles, one SSE2 register (or the target's equivalent; GCC lowers it elementwise where
+ * there is none). The solver's sweeps over the grid are its whole cost, and GCC at -O2
+ * vectorises no loop whose trip count it cannot prove a multiple of the width: written in
+ * pairs, they run twice as fast. Each lane computes exactly what the scalar code would. */
+typedef double Pair __attribute__((vector_size(2 * sizeof(double))));
+
+static Pair pair_load(const double *p) {
+        Pair v;
+        memcpy(&v, p, sizeof v); /* unaligned: lines start at any node */
+        return v;
+}
+
+static void pair_store(double *p, Pair v) {
+        memcpy(p, &v, sizeof v);
+}
+
+/* The solver's vectors hold n_nodes rounded up to even, plus one: the pair of a line's last
+ * node reads one node beyond the line, at the end one beyond the grid. The extra entries are
+ * zero and stay zero. */
+static size_t padded(size_t n_nodes) {
+        return (n_nodes + 1) / 2 * 2 + 1;
+}
 
 typedef struct Problem {
         unsigned n_in, grid;
@@ -104,57 +199,129 @@ typedef struct Problem {
         double *w;              /* n × 8 (unused slots weight 0) */
         double data_scale;      /* 1/n */
         double smooth_scale;    /* λ (G−1)⁴ / m */
+        double (*band)[5];      /* grid × 5: row j of DᵀD, offsets −2..2 */
+        double *line;           /* grid + 3: apply()'s second differences along a line */
         double *diag;           /* the preconditioner: 1 / diagonal of the normal matrix */
 } Problem;
 
 static void problem_done(Problem *p) {
         free(p->idx);
         free(p->w);
+        free(p->band);
+        free(p->line);
         free(p->diag);
 }
 
-static size_t axis_stride(unsigned n_in, unsigned grid, unsigned axis) {
-        size_t s = 1;
-        for (unsigned a = axis + 1; a < n_in; a++)
-                s *= grid;
-        return s;
+/* Row j of DᵀD, D the (grid−2) × grid second difference along one axis: 1 −4 6 −4 1 inside,
+ * shorter rows at the ends (1 −2 1; −2 5 −4 1), zero where a neighbour is off the grid. */
+static void band_init(unsigned grid, double (*band)[5]) {
+        for (unsigned j = 0; j < grid; j++)
+                for (unsigned o = 0; o < 5; o++) {
+                        double v = 0.0;
+                        for (unsigned c = 1; c + 1 < grid; c++) {
+                                /* row c of D: 1 −2 1 at columns c−1, c, c+1 */
+                                long dj = (long) j - (long) c, dk = (long) j + (long) o - 2 - (long) c;
+                                if (labs(dj) <= 1 && labs(dk) <= 1)
+                                        v += (dj == 0 ? -2.0 : 1.0) * (dk == 0 ? -2.0 : 1.0);
+                        }
+                        band[j][o] = v;
+                }
 }
 
-/* Calls line(k0, s) for every line of nodes along an axis: nodes k0 + j·s, j = 0..grid−1. */
-#define FOREACH_LINE(p, s, k0)                                                                  \
-        for (size_t _outer = 0; _outer < (p)->n_nodes; _outer += (s) * (p)->grid)             \
-                for (size_t k0 = _outer; k0 < _outer + (s); k0++)
+#define MAX_TAPS (5 * (OUTPUT_LUT_MAX_IN - 1))
 
-/* out += smooth_scale · Σ_axes D_aᵀ D_a x */
-static void add_smooth(const Problem *p, const double *x, double *out) {
-        for (unsigned a = 0; a < p->n_in; a++) {
-                size_t s = axis_stride(p->n_in, p->grid, a);
-                FOREACH_LINE(p, s, k0) {
-                        const double *xl = x + k0;
-                        double *ol = out + k0;
-                        for (size_t j = 1, k = s; j + 1 < p->grid; j++, k += s) {
-                                double d = p->smooth_scale * (xl[k - s] - 2.0 * xl[k] + xl[k + s]);
-                                ol[k - s] += d;
-                                ol[k] -= 2.0 * d;
-                                ol[k + s] += d;
-                        }
+/* One line's share of out = A x (below). The other axes fall in two kinds: those where this
+ * line's row of DᵀD is the inside one, 1 −4 6 −4 1, are summed before they are weighted (a
+ * third of the multiplications); the few near the grid's faces (edge_*) bring their own
+ * weights, a neighbour off the grid the line itself with weight 0. */
+static void apply_line(const Problem *p, const double *xl, const double *y, const size_t *inside, unsigned n_inside,
+                       const double *const *edge_tap, const Pair *edge_coef, unsigned n_edge, double *ol,
+                       Pair *dot) {
+        unsigned g = p->grid;
+        Pair s = { p->smooth_scale, p->smooth_scale }, two = { 2.0, 2.0 }, four = { 4.0, 4.0 };
+        Pair centre = { 6.0 * n_inside, 6.0 * n_inside };
+
+        for (unsigned j = 0; j < g; j += 2) {
+                Pair far = {}, near = {}, edge = {}, x0 = pair_load(xl + j);
+                for (unsigned a = 0; a < n_inside; a++) {
+                        far += pair_load(xl + j - 2 * inside[a]) + pair_load(xl + j + 2 * inside[a]);
+                        near += pair_load(xl + j - inside[a]) + pair_load(xl + j + inside[a]);
+                }
+                for (unsigned t = 0; t < n_edge; t++)
+                        edge += edge_coef[t] * pair_load(edge_tap[t] + j);
+                Pair along = (pair_load(y + j) - two * pair_load(y + j + 1)) + pair_load(y + j + 2);
+                Pair v = s * ((((far - four * near) + centre * x0) + edge) + along);
+                if (j + 1 < g) {
+                        pair_store(ol + j, v);
+                        *dot += x0 * v;
+                } else {
+                        ol[j] = v[0];
+                        (*dot)[0] += xl[j] * v[0];
                 }
         }
 }
 
-static void apply(const Problem *p, const double *x, double *out) {
-        memset(out, 0, p->n_nodes * sizeof(double));
+/* out = A x, the normal matrix (data term + smooth_scale · Σ_axes D_aᵀ D_a) times x, and
+ * returns x·out. One sweep writes each node once, from its neighbours, a line along the last
+ * axis at a time: its own axis as D_aᵀ (D_a x), from the line's second differences (zero
+ * beyond its ends, which gives the short end rows), the other axes from the neighbouring lines.
+ * Rather than clearing out and adding each axis in a sweep of its own: the CG loop is bound by
+ * these sweeps. The data term's share of x·out is Σ_i data_scale (w_i·x)². */
+static double apply(const Problem *p, const double *x, double *out) {
+        unsigned g = p->grid, n_outer = p->n_in - 1, pos[OUTPUT_LUT_MAX_IN] = {};
+        size_t stride[OUTPUT_LUT_MAX_IN];
+        Pair dot = {}, two = { 2.0, 2.0 };
+        double *y = p->line, dot_data = 0.0;
+
+        stride[n_outer] = 1;
+        for (unsigned a = n_outer; a > 0; a--)
+                stride[a - 1] = stride[a] * g;
+        y[0] = y[1] = y[g + 1] = y[g + 2] = 0.0;
+        for (size_t base = 0; base < p->n_nodes; base += g) {
+                const double *xl = x + base, *edge_tap[MAX_TAPS];
+                size_t inside[OUTPUT_LUT_MAX_IN];
+                unsigned n_inside = 0, n_edge = 0;
+                Pair edge_coef[MAX_TAPS];
+
+                /* y[j + 1]: the second difference at node j of the line (the pair at the
+                 * line's end reaches one node beyond: y[g] is zero again after) */
+                for (unsigned j = 1; j + 1 < g; j += 2)
+                        pair_store(y + j + 1, (pair_load(xl + j - 1) - two * pair_load(xl + j)) + pair_load(xl + j + 1));
+                y[g] = 0.0;
+                for (unsigned a = 0; a < n_outer; a++) {
+                        if (pos[a] >= 2 && pos[a] + 2 < g) {
+                                inside[n_inside++] = stride[a];
+                                continue;
+                        }
+                        for (unsigned o = 0; o < 5; o++) {
+                                const double *row = p->band[pos[a]];
+                                long off = (long) pos[a] + (long) o - 2;
+                                if (row[o] == 0.0 || off < 0 || off >= (long) g)
+                                        continue;
+                                edge_tap[n_edge] = xl + ((long) o - 2) * (ptrdiff_t) stride[a];
+                                edge_coef[n_edge++] = (Pair) { row[o], row[o] };
+                        }
+                }
+                apply_line(p, xl, y, inside, n_inside, edge_tap, edge_coef, n_edge, out + base, &dot);
+                /* the next line: count the outer position like an odometer */
+                for (unsigned a = n_outer; a > 0; a--) {
+                        if (++pos[a - 1] < g)
+                                break;
+                        pos[a - 1] = 0;
+                }
+        }
         for (size_t i = 0; i < p->n; i++) {
                 const size_t *ix = p->idx + 8 * i;
                 const double *w = p->w + 8 * i;
                 double v = 0.0;
                 for (unsigned k = 0; k < 8; k++)
                         v += w[k] * x[ix[k]];
+                dot_data += v * v;
                 v *= p->data_scale;
                 for (unsigned k = 0; k < 8; k++)
                         out[ix[k]] += w[k] * v;
         }
-        add_smooth(p, x, out);
+        return (dot[0] + dot[1]) + p->data_scale * dot_data;
 }
 
 static int problem_init(Problem *p, unsigned n_in, unsigned grid, const double *dev, size_t n, double smoothness) {
@@ -166,8 +333,10 @@ static int problem_init(Problem *p, unsigned n_in, unsigned grid, const double *
                 p->n_nodes *= grid;
         p->idx = calloc(8 * n, sizeof(size_t));
         p->w = calloc(8 * n, sizeof(double));
-        p->diag = calloc(p->n_nodes, sizeof(double));
-        if (!p->idx || !p->w || !p->diag)
+        p->band = calloc(grid, sizeof(double[5]));
+        p->line = calloc(grid + 3, sizeof(double));
+        p->diag = calloc(padded(p->n_nodes), sizeof(double));
+        if (!p->idx || !p->w || !p->band || !p->line || !p->diag)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++)
                 output_lut_kernel(n_in, grid, dev + (size_t) n_in * i, p->idx + 8 * i, p->w + 8 * i);
@@ -176,70 +345,56 @@ static int problem_init(Problem *p, unsigned n_in, unsigned grid, const double *
         double g2 = (double) (grid - 1) * (double) (grid - 1);
         p->data_scale = 1.0 / (double) n;
         p->smooth_scale = m > 0 ? smoothness * g2 * g2 / (double) m : 0.0;
+        band_init(grid, p->band);
 
         for (size_t i = 0; i < n; i++)
                 for (unsigned k = 0; k < 8; k++)
                         p->diag[p->idx[8 * i + k]] += p->data_scale * p->w[8 * i + k] * p->w[8 * i + k];
-        for (unsigned a = 0; a < n_in; a++) {
-                size_t s = axis_stride(n_in, grid, a);
-                FOREACH_LINE(p, s, k0)
-                        for (size_t j = 0; j < grid; j++) {
-                                double d = 0.0;
-                                if (j >= 1 && j + 1 < grid)
-                                        d += 4.0;
-                                if (j >= 2)
-                                        d += 1.0;
-                                if (j + 2 < grid)
-                                        d += 1.0;
-                                p->diag[k0 + j * s] += p->smooth_scale * d;
-                        }
-        }
-        for (size_t k = 0; k < p->n_nodes; k++)
+        for (size_t k = 0; k < p->n_nodes; k++) {
+                size_t q = k;
+                for (unsigned a = 0; a < n_in; a++, q /= grid)
+                        p->diag[k] += p->smooth_scale * p->band[q % grid][2];
                 p->diag[k] = p->diag[k] > 0.0 ? 1.0 / p->diag[k] : 1.0;
+        }
         return 0;
-}
-
-static double dot(const double *a, const double *b, size_t n) {
-        double s = 0.0;
-        for (size_t i = 0; i < n; i++)
-                s += a[i] * b[i];
-        return s;
 }
 
 #define CG_MAX_ITERATIONS 3000u
 #define CG_TOLERANCE 1e-6 /* on the preconditioned residual, relative to the right-hand side */
 
 /* Preconditioned conjugate gradients on one output channel; x holds the start and the
- * result. work: 4 × n_nodes. */
+ * result (b and x padded(), the padding zero). work: 3 × padded(n_nodes), zero. The
+ * preconditioned residual z = diag·r is not stored: each sweep computes it where it is
+ * needed, and each dot product rides along with the sweep that makes its operands, so an
+ * iteration passes over the grid three times, not seven. */
 static void solve(const Problem *p, const double *b, double *x, double *work) {
-        size_t n = p->n_nodes;
-        double *r = work, *z = work + n, *d = work + 2 * n, *q = work + 3 * n;
-        double bz = 0.0;
+        size_t n = padded(p->n_nodes) - 1;
+        double *r = work, *d = work + n + 1, *q = work + 2 * (n + 1);
+        double bz = 0.0, rz = 0.0;
 
         apply(p, x, q);
-        for (size_t k = 0; k < n; k++) {
+        for (size_t k = 0; k < p->n_nodes; k++) {
                 r[k] = b[k] - q[k];
-                z[k] = p->diag[k] * r[k];
-                d[k] = z[k];
+                d[k] = p->diag[k] * r[k];
+                rz += r[k] * d[k];
                 bz += b[k] * p->diag[k] * b[k];
         }
-        double rz = dot(r, z, n);
         for (unsigned it = 0; it < CG_MAX_ITERATIONS && rz > CG_TOLERANCE * CG_TOLERANCE * bz; it++) {
-                apply(p, d, q);
-                double dq = dot(d, q, n);
+                double dq = apply(p, d, q);
                 if (!(dq > 0.0))
                         break;
-                double alpha = rz / dq;
-                for (size_t k = 0; k < n; k++) {
-                        x[k] += alpha * d[k];
-                        r[k] -= alpha * q[k];
-                        z[k] = p->diag[k] * r[k];
+                Pair alpha = { rz / dq, rz / dq }, sum = {};
+                for (size_t k = 0; k < n; k += 2) {
+                        Pair rk = pair_load(r + k) - alpha * pair_load(q + k);
+                        pair_store(x + k, pair_load(x + k) + alpha * pair_load(d + k));
+                        pair_store(r + k, rk);
+                        sum += rk * (pair_load(p->diag + k) * rk);
                 }
-                double rz_new = dot(r, z, n);
-                double beta = rz_new / rz;
+                double rz_new = sum[0] + sum[1];
+                Pair beta = { rz_new / rz, rz_new / rz };
                 rz = rz_new;
-                for (size_t k = 0; k < n; k++)
-                        d[k] = z[k] + beta * d[k];
+                for (size_t k = 0; k < n; k += 2)
+                        pair_store(d + k, pair_load(p->diag + k) * pair_load(r + k) + beta * pair_load(d + k));
         }
 }
 
@@ -254,9 +409,9 @@ static int fit_level(OutputLut *l, const double *dev, const double *lab, size_t 
                 problem_done(&p);
                 return r;
         }
-        b = calloc(p.n_nodes, sizeof(double));
-        x = calloc(p.n_nodes, sizeof(double));
-        work = calloc(4 * p.n_nodes, sizeof(double));
+        b = calloc(padded(p.n_nodes), sizeof(double));
+        x = calloc(padded(p.n_nodes), sizeof(double));
+        work = calloc(3 * padded(p.n_nodes), sizeof(double));
         if (!b || !x || !work) {
                 problem_done(&p);
                 return -ENOMEM;

@@ -31,6 +31,10 @@ void output_lut_done(OutputLut *l);
  * returns their number. */
 unsigned output_lut_kernel(unsigned n_in, unsigned grid, const double *dev, size_t ret_index[8], double ret_weight[8]);
 void output_lut_eval(const OutputLut *l, const double *dev, double ret[3]);
+/* The derivatives ∂eval[c]/∂dev[a] at dev (0..1 each) in ret_slope[a][c]: the interpolation is
+ * linear in each simplex, so these are exact, one-sided where dev lies on a face (towards
+ * larger values, towards smaller at 1). For the inversion's Levenberg–Marquardt steps. */
+void output_lut_slope(const OutputLut *l, const double *dev, double ret_slope[][3]);
 
 typedef struct OutputFitReport {
         double smoothness;                      /* the weight chosen */

@@ -4,8 +4,8 @@
  * Inversion: start at the nearest of a coarse set of device values whose colours are known
  * (the "seeds"), then Levenberg–Marquardt on |f(d) − target|² (+ the black term), each step
  * projected back onto the allowed device values (0..1 each, and for CMYK a total at most the
- * ink limit: the Euclidean projection, by bisection on a common shift). f is piecewise linear,
- * so its Jacobian is taken by finite differences.
+ * ink limit: the Euclidean projection, a common shift). f is piecewise linear, so its Jacobian
+ * is the exact one of the simplex the point is in (output_lut_slope()).
  *
  * Black generation: CMYK has one degree of freedom more than CIELAB; a colour is reached by
  * a line of CMYK values that trade black for the three colours. The black target K(L*) ramps
@@ -84,33 +84,40 @@ OutputInverter *output_inverter_free(OutputInverter *inv) {
         return NULL;
 }
 
+/* By comparisons (NaN: 0, as fmax() gives): fmin()/fmax() are calls into libm at -O2. */
 static double clamp01(double v) {
-        return fmin(fmax(v, 0.0), 1.0);
+        return !(v > 0.0) ? 0.0 : v > 1.0 ? 1.0 : v;
 }
 
 /* The Euclidean projection onto [0,1]^n ∩ {Σ ≤ limit}: clip; when the sum is still above
- * the limit, subtract the common shift τ (found by bisection) that brings it there. */
+ * the limit, subtract the common shift τ that brings it there. Σ_k max(d_k − τ, 0) is
+ * piecewise linear in τ, bending at each d_k: with the channels in decreasing order, τ is
+ * (sum of the first j − limit) / j for the first j whose next channel lies below it. */
 static void project(const OutputInverter *inv, double *d) {
-        double sum = 0.0;
+        double sum = 0.0, sorted[OUTPUT_MAX_CHANNELS];
+        unsigned n = inv->n;
 
-        for (unsigned k = 0; k < inv->n; k++) {
+        for (unsigned k = 0; k < n; k++) {
                 d[k] = clamp01(d[k]);
                 sum += d[k];
         }
         if (inv->space != OUTPUT_SPACE_CMYK || sum <= inv->ink_limit)
                 return;
-        double lo = 0.0, hi = 1.0;
-        for (unsigned it = 0; it < 50; it++) {
-                double tau = (lo + hi) / 2.0, s = 0.0;
-                for (unsigned k = 0; k < inv->n; k++)
-                        s += clamp01(d[k] - tau);
-                if (s > inv->ink_limit)
-                        lo = tau;
-                else
-                        hi = tau;
+        for (unsigned k = 0; k < n; k++) {
+                unsigned at = k;
+                for (; at > 0 && sorted[at - 1] < d[k]; at--)
+                        sorted[at] = sorted[at - 1];
+                sorted[at] = d[k];
         }
-        for (unsigned k = 0; k < inv->n; k++)
-                d[k] = clamp01(d[k] - hi);
+        double tau = 0.0, head = 0.0;
+        for (unsigned j = 1; j <= n; j++) {
+                head += sorted[j - 1];
+                tau = (head - inv->ink_limit) / (double) j;
+                if (j == n || sorted[j] <= tau)
+                        break;
+        }
+        for (unsigned k = 0; k < n; k++)
+                d[k] = clamp01(d[k] - tau);
 }
 
 double output_black_lightness(const OutputInverter *inv) {
@@ -209,29 +216,31 @@ void output_invert(const OutputInverter *inv, const double lab[3], double *ret_d
                 double jac[4][OUTPUT_MAX_CHANNELS], a[4][4], g[4], step[4];
                 bool accepted = false;
 
+                double slope[OUTPUT_MAX_CHANNELS][3];
+                output_lut_slope(inv->lut, d, slope);
                 for (unsigned j = 0; j < n; j++) {
-                        double dj[OUTPUT_MAX_CHANNELS], rj[4], h = d[j] + 1e-4 <= 1.0 ? 1e-4 : -1e-4;
-                        memcpy(dj, d, n * sizeof(double));
-                        dj[j] += h;
-                        residuals(inv, dj, lab, k_target, rj);
-                        for (unsigned i = 0; i < m; i++)
-                                jac[i][j] = (rj[i] - r[i]) / h;
+                        for (unsigned c = 0; c < 3; c++)
+                                jac[c][j] = slope[j][c];
+                        if (m > 3)
+                                jac[3][j] = j == 3 ? sqrt(BLACK_WEIGHT) : 0.0;
                 }
                 for (unsigned j = 0; j < n; j++) {
                         g[j] = 0.0;
                         for (unsigned i = 0; i < m; i++)
                                 g[j] -= jac[i][j] * r[i];
                 }
+                for (unsigned j = 0; j < n; j++)
+                        for (unsigned k = 0; k < n; k++) {
+                                a[j][k] = 0.0;
+                                for (unsigned i = 0; i < m; i++)
+                                        a[j][k] += jac[i][j] * jac[i][k];
+                        }
                 for (unsigned tries = 0; tries < 12 && !accepted; tries++) {
                         double sys[4][4], rhs[4], dn[OUTPUT_MAX_CHANNELS], rn[4] = {};
 
                         for (unsigned j = 0; j < n; j++) {
-                                for (unsigned k = 0; k < n; k++) {
-                                        a[j][k] = 0.0;
-                                        for (unsigned i = 0; i < m; i++)
-                                                a[j][k] += jac[i][j] * jac[i][k];
+                                for (unsigned k = 0; k < n; k++)
                                         sys[j][k] = a[j][k];
-                                }
                                 sys[j][j] += lambda * (a[j][j] + 1e-6);
                                 rhs[j] = g[j];
                         }
