@@ -169,27 +169,35 @@ void output_lut_slope(const OutputLut *l, const double *dev, double ret_slope[][
 
 /* --- the least-squares problem of one grid size --- */
 
-/* Two doubles, one SSE2 register (or the target's equivalent; GCC lowers it elementwise where
- * there is none). The solver's sweeps over the grid are its whole cost, and GCC at -O2
- * vectorises no loop whose trip count it cannot prove a multiple of the width: written in
- * pairs, they run twice as fast. Each lane computes exactly what the scalar code would. */
-typedef double Pair __attribute__((vector_size(2 * sizeof(double))));
+/* Four doubles, as the solver's sweeps over the grid handle them: those sweeps are its whole
+ * cost, and GCC at -O2 vectorises no loop whose trip count it cannot prove a multiple of the
+ * width. GCC lowers the type to what the target has (two SSE2 registers on plain x86-64, one
+ * AVX register in the clones below); each lane computes exactly what the scalar code would,
+ * so every clone gives the same bytes. */
+#define LANES 4u
+typedef double Lanes __attribute__((vector_size(LANES * sizeof(double))));
 
-static Pair pair_load(const double *p) {
-        Pair v;
-        memcpy(&v, p, sizeof v); /* unaligned: lines start at any node */
-        return v;
-}
+/* The sweeps, built twice: for x86-64 as is and with AVX2 (without FMA, whose fused rounding
+ * would change the result), chosen at load time. Elsewhere once. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SWEEP __attribute__((target_clones("avx2", "default")))
+#else
+#define SWEEP
+#endif
 
-static void pair_store(double *p, Pair v) {
-        memcpy(p, &v, sizeof v);
-}
+/* Lanes at any double (lines start at any node): the same type aligned as a double. GCC
+ * lets a vector alias its element type. Macros rather than functions: a function that passes
+ * a vector wider than the baseline's registers changes the ABI (-Wpsabi). */
+typedef double LanesAt __attribute__((vector_size(LANES * sizeof(double)), aligned(sizeof(double))));
+#define LANES_AT(p) (*(const LanesAt *) (p))
+#define LANES_PUT(p, v) (*(LanesAt *) (p) = (v))
+#define LANES_SUM(v) (((v)[0] + (v)[1]) + ((v)[2] + (v)[3]))
 
-/* The solver's vectors hold n_nodes rounded up to even, plus one: the pair of a line's last
- * node reads one node beyond the line, at the end one beyond the grid. The extra entries are
- * zero and stay zero. */
+/* The solver's vectors hold n_nodes rounded up to LANES, plus LANES − 1: the lanes of a line's
+ * last nodes read up to LANES − 1 nodes beyond it, at the end beyond the grid. The extra
+ * entries are zero and stay zero. */
 static size_t padded(size_t n_nodes) {
-        return (n_nodes + 1) / 2 * 2 + 1;
+        return (n_nodes + LANES - 1) / LANES * LANES + LANES - 1;
 }
 
 typedef struct Problem {
@@ -200,7 +208,7 @@ typedef struct Problem {
         double data_scale;      /* 1/n */
         double smooth_scale;    /* λ (G−1)⁴ / m */
         double (*band)[5];      /* grid × 5: row j of DᵀD, offsets −2..2 */
-        double *line;           /* grid + 3: apply()'s second differences along a line */
+        double *line;           /* grid + LANES + 2: apply()'s second differences along a line */
         double *diag;           /* the preconditioner: 1 / diagonal of the normal matrix */
 } Problem;
 
@@ -234,30 +242,30 @@ static void band_init(unsigned grid, double (*band)[5]) {
  * line's row of DᵀD is the inside one, 1 −4 6 −4 1, are summed before they are weighted (a
  * third of the multiplications); the few near the grid's faces (edge_*) bring their own
  * weights, a neighbour off the grid the line itself with weight 0. */
-static void apply_line(const Problem *p, const double *xl, const double *y, const size_t *inside, unsigned n_inside,
-                       const double *const *edge_tap, const Pair *edge_coef, unsigned n_edge, double *ol,
-                       Pair *dot) {
+static inline void apply_line(const Problem *p, const double *xl, const double *y, const size_t *inside,
+                              unsigned n_inside, const double *const *edge_tap, const double *edge_coef,
+                              unsigned n_edge, double *ol, Lanes *dot) {
         unsigned g = p->grid;
-        Pair s = { p->smooth_scale, p->smooth_scale }, two = { 2.0, 2.0 }, four = { 4.0, 4.0 };
-        Pair centre = { 6.0 * n_inside, 6.0 * n_inside };
+        double s = p->smooth_scale, centre = 6.0 * n_inside;
 
-        for (unsigned j = 0; j < g; j += 2) {
-                Pair far = {}, near = {}, edge = {}, x0 = pair_load(xl + j);
-                for (unsigned a = 0; a < n_inside; a++) {
-                        far += pair_load(xl + j - 2 * inside[a]) + pair_load(xl + j + 2 * inside[a]);
-                        near += pair_load(xl + j - inside[a]) + pair_load(xl + j + inside[a]);
-                }
+        for (unsigned j = 0; j < g; j += LANES) {
+                Lanes x0 = LANES_AT(xl + j);
+                Lanes v = centre * x0 + ((LANES_AT(y + j) - 2.0 * LANES_AT(y + j + 1)) + LANES_AT(y + j + 2));
+                for (unsigned a = 0; a < n_inside; a++)
+                        v += (LANES_AT(xl + j - 2 * inside[a]) + LANES_AT(xl + j + 2 * inside[a])) -
+                             4.0 * (LANES_AT(xl + j - inside[a]) + LANES_AT(xl + j + inside[a]));
                 for (unsigned t = 0; t < n_edge; t++)
-                        edge += edge_coef[t] * pair_load(edge_tap[t] + j);
-                Pair along = (pair_load(y + j) - two * pair_load(y + j + 1)) + pair_load(y + j + 2);
-                Pair v = s * ((((far - four * near) + centre * x0) + edge) + along);
-                if (j + 1 < g) {
-                        pair_store(ol + j, v);
+                        v += edge_coef[t] * LANES_AT(edge_tap[t] + j);
+                v *= s;
+                if (j + LANES <= g) {
+                        LANES_PUT(ol + j, v);
                         *dot += x0 * v;
-                } else {
-                        ol[j] = v[0];
-                        (*dot)[0] += xl[j] * v[0];
-                }
+                } else
+                        /* the line's last nodes: the lanes beyond it are not this line's */
+                        for (unsigned l = 0; j + l < g; l++) {
+                                ol[j + l] = v[l];
+                                (*dot)[l] += xl[j + l] * v[l];
+                        }
         }
 }
 
@@ -267,27 +275,29 @@ static void apply_line(const Problem *p, const double *xl, const double *y, cons
  * beyond its ends, which gives the short end rows), the other axes from the neighbouring lines.
  * Rather than clearing out and adding each axis in a sweep of its own: the CG loop is bound by
  * these sweeps. The data term's share of x·out is Σ_i data_scale (w_i·x)². */
-static double apply(const Problem *p, const double *x, double *out) {
+SWEEP static double apply(const Problem *p, const double *x, double *out) {
         unsigned g = p->grid, n_outer = p->n_in - 1, pos[OUTPUT_LUT_MAX_IN] = {};
         size_t stride[OUTPUT_LUT_MAX_IN];
-        Pair dot = {}, two = { 2.0, 2.0 };
+        Lanes dot = {};
         double *y = p->line, dot_data = 0.0;
 
         stride[n_outer] = 1;
         for (unsigned a = n_outer; a > 0; a--)
                 stride[a - 1] = stride[a] * g;
-        y[0] = y[1] = y[g + 1] = y[g + 2] = 0.0;
+        y[0] = y[1] = 0.0;
         for (size_t base = 0; base < p->n_nodes; base += g) {
                 const double *xl = x + base, *edge_tap[MAX_TAPS];
                 size_t inside[OUTPUT_LUT_MAX_IN];
                 unsigned n_inside = 0, n_edge = 0;
-                Pair edge_coef[MAX_TAPS];
+                double edge_coef[MAX_TAPS];
 
-                /* y[j + 1]: the second difference at node j of the line (the pair at the
-                 * line's end reaches one node beyond: y[g] is zero again after) */
-                for (unsigned j = 1; j + 1 < g; j += 2)
-                        pair_store(y + j + 1, (pair_load(xl + j - 1) - two * pair_load(xl + j)) + pair_load(xl + j + 1));
-                y[g] = 0.0;
+                /* y[j + 1]: the second difference at node j of the line (the lanes at the
+                 * line's end reach beyond it: from y[g] on, zero again after) */
+                for (unsigned j = 1; j + 1 < g; j += LANES)
+                        LANES_PUT(y + j + 1,
+                                    (LANES_AT(xl + j - 1) - 2.0 * LANES_AT(xl + j)) + LANES_AT(xl + j + 1));
+                for (unsigned j = g; j < g + LANES + 2; j++)
+                        y[j] = 0.0;
                 for (unsigned a = 0; a < n_outer; a++) {
                         if (pos[a] >= 2 && pos[a] + 2 < g) {
                                 inside[n_inside++] = stride[a];
@@ -299,7 +309,7 @@ static double apply(const Problem *p, const double *x, double *out) {
                                 if (row[o] == 0.0 || off < 0 || off >= (long) g)
                                         continue;
                                 edge_tap[n_edge] = xl + ((long) o - 2) * (ptrdiff_t) stride[a];
-                                edge_coef[n_edge++] = (Pair) { row[o], row[o] };
+                                edge_coef[n_edge++] = row[o];
                         }
                 }
                 apply_line(p, xl, y, inside, n_inside, edge_tap, edge_coef, n_edge, out + base, &dot);
@@ -321,7 +331,7 @@ static double apply(const Problem *p, const double *x, double *out) {
                 for (unsigned k = 0; k < 8; k++)
                         out[ix[k]] += w[k] * v;
         }
-        return (dot[0] + dot[1]) + p->data_scale * dot_data;
+        return LANES_SUM(dot) + p->data_scale * dot_data;
 }
 
 static int problem_init(Problem *p, unsigned n_in, unsigned grid, const double *dev, size_t n, double smoothness) {
@@ -334,7 +344,7 @@ static int problem_init(Problem *p, unsigned n_in, unsigned grid, const double *
         p->idx = calloc(8 * n, sizeof(size_t));
         p->w = calloc(8 * n, sizeof(double));
         p->band = calloc(grid, sizeof(double[5]));
-        p->line = calloc(grid + 3, sizeof(double));
+        p->line = calloc(grid + LANES + 2, sizeof(double));
         p->diag = calloc(padded(p->n_nodes), sizeof(double));
         if (!p->idx || !p->w || !p->band || !p->line || !p->diag)
                 return -ENOMEM;
@@ -367,9 +377,9 @@ static int problem_init(Problem *p, unsigned n_in, unsigned grid, const double *
  * preconditioned residual z = diag·r is not stored: each sweep computes it where it is
  * needed, and each dot product rides along with the sweep that makes its operands, so an
  * iteration passes over the grid three times, not seven. */
-static void solve(const Problem *p, const double *b, double *x, double *work) {
-        size_t n = padded(p->n_nodes) - 1;
-        double *r = work, *d = work + n + 1, *q = work + 2 * (n + 1);
+SWEEP static void solve(const Problem *p, const double *b, double *x, double *work) {
+        size_t n = padded(p->n_nodes) - (LANES - 1), len = padded(p->n_nodes);
+        double *r = work, *d = work + len, *q = work + 2 * len;
         double bz = 0.0, rz = 0.0;
 
         apply(p, x, q);
@@ -383,18 +393,18 @@ static void solve(const Problem *p, const double *b, double *x, double *work) {
                 double dq = apply(p, d, q);
                 if (!(dq > 0.0))
                         break;
-                Pair alpha = { rz / dq, rz / dq }, sum = {};
-                for (size_t k = 0; k < n; k += 2) {
-                        Pair rk = pair_load(r + k) - alpha * pair_load(q + k);
-                        pair_store(x + k, pair_load(x + k) + alpha * pair_load(d + k));
-                        pair_store(r + k, rk);
-                        sum += rk * (pair_load(p->diag + k) * rk);
+                double alpha = rz / dq;
+                Lanes sum = {};
+                for (size_t k = 0; k < n; k += LANES) {
+                        Lanes rk = LANES_AT(r + k) - alpha * LANES_AT(q + k);
+                        LANES_PUT(x + k, LANES_AT(x + k) + alpha * LANES_AT(d + k));
+                        LANES_PUT(r + k, rk);
+                        sum += rk * (LANES_AT(p->diag + k) * rk);
                 }
-                double rz_new = sum[0] + sum[1];
-                Pair beta = { rz_new / rz, rz_new / rz };
+                double rz_new = LANES_SUM(sum), beta = rz_new / rz;
                 rz = rz_new;
-                for (size_t k = 0; k < n; k += 2)
-                        pair_store(d + k, pair_load(p->diag + k) * pair_load(r + k) + beta * pair_load(d + k));
+                for (size_t k = 0; k < n; k += LANES)
+                        LANES_PUT(d + k, LANES_AT(p->diag + k) * LANES_AT(r + k) + beta * LANES_AT(d + k));
         }
 }
 
