@@ -239,14 +239,15 @@ static void band_init(unsigned grid, double (*band)[5]) {
 #define MAX_TAPS (5 * (OUTPUT_LUT_MAX_IN - 1))
 
 /* One line's share of out = A x (below). The other axes fall in two kinds: those where this
- * line's row of DᵀD is the inside one, 1 −4 6 −4 1, are summed before they are weighted (a
- * third of the multiplications); the few near the grid's faces (edge_*) bring their own
- * weights, a neighbour off the grid the line itself with weight 0. */
+ * line's row of DᵀD is the inside one, 1 −4 6 −4 1, have their neighbours summed before they
+ * are weighted (a third of the multiplications); those near the grid's faces bring their own
+ * weights (edge_*: the neighbouring lines on the grid with a weight). centre: every other
+ * axis's weight of the line itself. */
 static inline void apply_line(const Problem *p, const double *xl, const double *y, const size_t *inside,
                               unsigned n_inside, const double *const *edge_tap, const double *edge_coef,
-                              unsigned n_edge, double *ol, Lanes *dot) {
+                              unsigned n_edge, double centre, double *ol, Lanes *dot) {
         unsigned g = p->grid;
-        double s = p->smooth_scale, centre = 6.0 * n_inside;
+        double s = p->smooth_scale;
 
         for (unsigned j = 0; j < g; j += LANES) {
                 Lanes x0 = LANES_AT(xl + j);
@@ -298,21 +299,23 @@ SWEEP static double apply(const Problem *p, const double *x, double *out) {
                                     (LANES_AT(xl + j - 1) - 2.0 * LANES_AT(xl + j)) + LANES_AT(xl + j + 1));
                 for (unsigned j = g; j < g + LANES + 2; j++)
                         y[j] = 0.0;
+                double centre = 0.0;
                 for (unsigned a = 0; a < n_outer; a++) {
+                        const double *row = p->band[pos[a]];
+                        centre += row[2];
                         if (pos[a] >= 2 && pos[a] + 2 < g) {
                                 inside[n_inside++] = stride[a];
                                 continue;
                         }
                         for (unsigned o = 0; o < 5; o++) {
-                                const double *row = p->band[pos[a]];
                                 long off = (long) pos[a] + (long) o - 2;
-                                if (row[o] == 0.0 || off < 0 || off >= (long) g)
+                                if (o == 2 || row[o] == 0.0 || off < 0 || off >= (long) g)
                                         continue;
                                 edge_tap[n_edge] = xl + ((long) o - 2) * (ptrdiff_t) stride[a];
                                 edge_coef[n_edge++] = row[o];
                         }
                 }
-                apply_line(p, xl, y, inside, n_inside, edge_tap, edge_coef, n_edge, out + base, &dot);
+                apply_line(p, xl, y, inside, n_inside, edge_tap, edge_coef, n_edge, centre, out + base, &dot);
                 /* the next line: count the outer position like an odometer */
                 for (unsigned a = n_outer; a > 0; a--) {
                         if (++pos[a - 1] < g)

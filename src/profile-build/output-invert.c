@@ -17,6 +17,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +71,7 @@ struct OutputInverter {
         size_t n_seeds;
         double *seed_device;    /* n_seeds × n */
         double *seed_lab;       /* n_seeds × 3 */
+        size_t *seed_by_l;      /* the seeds in order of L* (then index): the nearest is searched outwards */
         double black_lightness;
         double *boundary;       /* BOUNDARY_L_STEPS × BOUNDARY_H_STEPS: max chroma */
 };
@@ -79,6 +81,7 @@ OutputInverter *output_inverter_free(OutputInverter *inv) {
                 return NULL;
         free(inv->seed_device);
         free(inv->seed_lab);
+        free(inv->seed_by_l);
         free(inv->boundary);
         free(inv);
         return NULL;
@@ -149,8 +152,11 @@ static unsigned residuals(const OutputInverter *inv, const double *d, const doub
 }
 
 /* Solves the n × n system a x = b (n ≤ 4) by Gaussian elimination with partial pivoting;
- * false when singular. */
-static bool solve_small(unsigned n, double a[4][4], double b[4], double x[4]) {
+ * false when singular. Each pivot is divided by once: the LM loop solves this twice per step,
+ * and a chain of divisions was most of its time. */
+static inline __attribute__((always_inline)) bool solve_small(unsigned n, double a[4][4], double b[4], double x[4]) {
+        double inv_pivot[4];
+
         for (unsigned c = 0; c < n; c++) {
                 unsigned p = c;
                 for (unsigned r = c + 1; r < n; r++)
@@ -168,8 +174,9 @@ static bool solve_small(unsigned n, double a[4][4], double b[4], double x[4]) {
                         b[c] = b[p];
                         b[p] = t;
                 }
+                inv_pivot[c] = 1.0 / a[c][c];
                 for (unsigned r = c + 1; r < n; r++) {
-                        double f = a[r][c] / a[c][c];
+                        double f = a[r][c] * inv_pivot[c];
                         for (unsigned k = c; k < n; k++)
                                 a[r][k] -= f * a[c][k];
                         b[r] -= f * b[c];
@@ -179,31 +186,79 @@ static bool solve_small(unsigned n, double a[4][4], double b[4], double x[4]) {
                 double s = b[c - 1];
                 for (unsigned k = c; k < n; k++)
                         s -= a[c - 1][k] * x[k];
-                x[c - 1] = s / a[c - 1][c - 1];
+                x[c - 1] = s * inv_pivot[c - 1];
         }
         return true;
+}
+
+static double seed_cost(const OutputInverter *inv, size_t s, const double lab[3], double k_target) {
+        const double *sl = inv->seed_lab + 3 * s;
+        double dl = sl[0] - lab[0], da = sl[1] - lab[1], db = sl[2] - lab[2];
+        double es = dl * dl + da * da + db * db;
+
+        if (inv->space == OUTPUT_SPACE_CMYK) {
+                double dk = inv->seed_device[inv->n * s + 3] - k_target;
+                es += SEED_BLACK_WEIGHT * dk * dk;
+        }
+        return es;
+}
+
+/* The seed of least cost (ΔE76², plus the black term for CMYK), the first in index order of
+ * equal ones: the one a scan of all would find. The search starts at the target's L* and
+ * walks outwards in L* until ΔL*² alone exceeds the best cost, so it looks at a band of
+ * seeds, not at all of them. */
+static size_t seed_nearest(const OutputInverter *inv, const double lab[3], double k_target) {
+        const size_t *order = inv->seed_by_l;
+        size_t lo = 0, hi = inv->n_seeds, best = SIZE_MAX;
+        double best_e = INFINITY;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (inv->seed_lab[3 * order[mid]] < lab[0])
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        /* up from lo, down from lo − 1; each side stops at its first seed too far in L* */
+        for (size_t up = lo, down = lo, open = 2; open > 0;) {
+                open = 0;
+                if (up < inv->n_seeds) {
+                        size_t s = order[up];
+                        double dl = inv->seed_lab[3 * s] - lab[0];
+                        if (dl * dl <= best_e) {
+                                double es = seed_cost(inv, s, lab, k_target);
+                                if (es < best_e || (es == best_e && s < best)) {
+                                        best_e = es;
+                                        best = s;
+                                }
+                                up++;
+                                open++;
+                        }
+                }
+                if (down > 0) {
+                        size_t s = order[down - 1];
+                        double dl = inv->seed_lab[3 * s] - lab[0];
+                        if (dl * dl <= best_e) {
+                                double es = seed_cost(inv, s, lab, k_target);
+                                if (es < best_e || (es == best_e && s < best)) {
+                                        best_e = es;
+                                        best = s;
+                                }
+                                down--;
+                                open++;
+                        }
+                }
+        }
+        assert(best < inv->n_seeds);
+        return best;
 }
 
 void output_invert(const OutputInverter *inv, const double lab[3], double *ret_device, double *ret_error) {
         double k_target = inv->space == OUTPUT_SPACE_CMYK ? output_black_target(inv, lab[0]) : 0.0;
         double d[OUTPUT_MAX_CHANNELS], r[4] = {}, e, lambda = 1e-3;
         unsigned n = inv->n, m;
-        size_t best = 0;
-        double best_e = INFINITY;
+        size_t best = seed_nearest(inv, lab, k_target);
 
-        for (size_t s = 0; s < inv->n_seeds; s++) {
-                const double *sl = inv->seed_lab + 3 * s;
-                double dl = sl[0] - lab[0], da = sl[1] - lab[1], db = sl[2] - lab[2];
-                double es = dl * dl + da * da + db * db;
-                if (inv->space == OUTPUT_SPACE_CMYK) {
-                        double dk = inv->seed_device[n * s + 3] - k_target;
-                        es += SEED_BLACK_WEIGHT * dk * dk;
-                }
-                if (es < best_e) {
-                        best_e = es;
-                        best = s;
-                }
-        }
         memcpy(d, inv->seed_device + n * best, n * sizeof(double));
         if (inv->space == OUTPUT_SPACE_CMYK) {
                 d[3] = k_target;
@@ -230,10 +285,11 @@ void output_invert(const OutputInverter *inv, const double lab[3], double *ret_d
                                 g[j] -= jac[i][j] * r[i];
                 }
                 for (unsigned j = 0; j < n; j++)
-                        for (unsigned k = 0; k < n; k++) {
+                        for (unsigned k = j; k < n; k++) {
                                 a[j][k] = 0.0;
                                 for (unsigned i = 0; i < m; i++)
                                         a[j][k] += jac[i][j] * jac[i][k];
+                                a[k][j] = a[j][k];
                         }
                 for (unsigned tries = 0; tries < 12 && !accepted; tries++) {
                         double sys[4][4], rhs[4], dn[OUTPUT_MAX_CHANNELS], rn[4] = {};
@@ -244,7 +300,8 @@ void output_invert(const OutputInverter *inv, const double lab[3], double *ret_d
                                 sys[j][j] += lambda * (a[j][j] + 1e-6);
                                 rhs[j] = g[j];
                         }
-                        if (!solve_small(n, sys, rhs, step)) {
+                        /* n known here: each size gets its own unrolled copy */
+                        if (!(n == 4 ? solve_small(4, sys, rhs, step) : solve_small(3, sys, rhs, step))) {
                                 lambda *= 4.0;
                                 continue;
                         }
@@ -333,6 +390,15 @@ static int make_seeds(OutputInverter *inv) {
                 project(inv, d);
                 output_lut_eval(inv->lut, d, inv->seed_lab + 3 * inv->n_seeds);
                 inv->n_seeds++;
+        }
+        inv->seed_by_l = calloc(total, sizeof(size_t));
+        if (!inv->seed_by_l)
+                return -ENOMEM;
+        for (size_t s = 0; s < total; s++) {
+                size_t at = s;
+                for (; at > 0 && inv->seed_lab[3 * inv->seed_by_l[at - 1]] > inv->seed_lab[3 * s]; at--)
+                        inv->seed_by_l[at] = inv->seed_by_l[at - 1];
+                inv->seed_by_l[at] = s;
         }
         return 0;
 }
