@@ -208,7 +208,7 @@ typedef struct Problem {
         double data_scale;      /* 1/n */
         double smooth_scale;    /* λ (G−1)⁴ / m */
         double (*band)[5];      /* grid × 5: row j of DᵀD, offsets −2..2 */
-        double *line;           /* grid + LANES + 2: apply()'s second differences along a line */
+        double *line, *plane;   /* apply()'s second differences in a block along its two axes */
         double *diag;           /* the preconditioner: 1 / diagonal of the normal matrix */
 } Problem;
 
@@ -217,6 +217,7 @@ static void problem_done(Problem *p) {
         free(p->w);
         free(p->band);
         free(p->line);
+        free(p->plane);
         free(p->diag);
 }
 
@@ -236,70 +237,51 @@ static void band_init(unsigned grid, double (*band)[5]) {
                 }
 }
 
-#define MAX_TAPS (5 * (OUTPUT_LUT_MAX_IN - 1))
-
-/* One line's share of out = A x (below). The other axes fall in two kinds: those where this
- * line's row of DᵀD is the inside one, 1 −4 6 −4 1, have their neighbours summed before they
- * are weighted (a third of the multiplications); those near the grid's faces bring their own
- * weights (edge_*: the neighbouring lines on the grid with a weight). centre: every other
- * axis's weight of the line itself. */
-static inline void apply_line(const Problem *p, const double *xl, const double *y, const size_t *inside,
-                              unsigned n_inside, const double *const *edge_tap, const double *edge_coef,
-                              unsigned n_edge, double centre, double *ol, Lanes *dot) {
-        unsigned g = p->grid;
-        double s = p->smooth_scale;
-
-        for (unsigned j = 0; j < g; j += LANES) {
-                Lanes x0 = LANES_AT(xl + j);
-                Lanes v = centre * x0 + ((LANES_AT(y + j) - 2.0 * LANES_AT(y + j + 1)) + LANES_AT(y + j + 2));
-                for (unsigned a = 0; a < n_inside; a++)
-                        v += (LANES_AT(xl + j - 2 * inside[a]) + LANES_AT(xl + j + 2 * inside[a])) -
-                             4.0 * (LANES_AT(xl + j - inside[a]) + LANES_AT(xl + j + inside[a]));
-                for (unsigned t = 0; t < n_edge; t++)
-                        v += edge_coef[t] * LANES_AT(edge_tap[t] + j);
-                v *= s;
-                if (j + LANES <= g) {
-                        LANES_PUT(ol + j, v);
-                        *dot += x0 * v;
-                } else
-                        /* the line's last nodes: the lanes beyond it are not this line's */
-                        for (unsigned l = 0; j + l < g; l++) {
-                                ol[j + l] = v[l];
-                                (*dot)[l] += xl[j + l] * v[l];
-                        }
-        }
-}
+#define MAX_TAPS (5 * (OUTPUT_LUT_MAX_IN - 2))
 
 /* out = A x, the normal matrix (data term + smooth_scale · Σ_axes D_aᵀ D_a) times x, and
- * returns x·out. One sweep writes each node once, from its neighbours, a line along the last
- * axis at a time: its own axis as D_aᵀ (D_a x), from the line's second differences (zero
- * beyond its ends, which gives the short end rows), the other axes from the neighbouring lines.
- * Rather than clearing out and adding each axis in a sweep of its own: the CG loop is bound by
- * these sweeps. The data term's share of x·out is Σ_i data_scale (w_i·x)². */
+ * returns x·out. One sweep writes each node once, from its neighbours, rather than clearing
+ * out and adding each axis in a sweep of its own: the CG loop is bound by these sweeps. It
+ * goes a block at a time, the g × g nodes of the last two axes, contiguous in memory:
+ *   - those two axes as D_aᵀ (D_a x), from the block's second differences along each (y3,
+ *     y2), zero where D has no row: zero beyond a line's ends gives the short end rows;
+ *   - each other axis from the neighbouring blocks: where the block's row of DᵀD is the
+ *     inside one, 1 −4 6 −4 1, the neighbours are summed before they are weighted (a third of
+ *     the multiplications); near the grid's faces each neighbour on the grid brings its
+ *     weight (edge_*); every axis's weight of the block itself is in centre.
+ * The data term's share of x·out is Σ_i data_scale (w_i·x)². */
 SWEEP static double apply(const Problem *p, const double *x, double *out) {
-        unsigned g = p->grid, n_outer = p->n_in - 1, pos[OUTPUT_LUT_MAX_IN] = {};
-        size_t stride[OUTPUT_LUT_MAX_IN];
+        unsigned g = p->grid, n_outer = p->n_in - 2, pos[OUTPUT_LUT_MAX_IN] = {};
+        size_t block = (size_t) g * g, stride[OUTPUT_LUT_MAX_IN];
+        double *y3 = p->line, *y2 = p->plane, s = p->smooth_scale, dot_data = 0.0;
         Lanes dot = {};
-        double *y = p->line, dot_data = 0.0;
 
-        stride[n_outer] = 1;
-        for (unsigned a = n_outer; a > 0; a--)
+        stride[n_outer - 1] = block;
+        for (unsigned a = n_outer - 1; a > 0; a--)
                 stride[a - 1] = stride[a] * g;
-        y[0] = y[1] = 0.0;
-        for (size_t base = 0; base < p->n_nodes; base += g) {
-                const double *xl = x + base, *edge_tap[MAX_TAPS];
+        /* y2[g + k]: at node k; its rows −1, 0, g − 1 and g stay zero (see below) */
+        memset(y2, 0, 2 * g * sizeof(double));
+        memset(y2 + block, 0, (2 * g + LANES) * sizeof(double));
+        /* y3[1 + k]: at node k; y3[0] and beyond the block stay zero */
+        y3[0] = 0.0;
+        for (size_t base = 0; base < p->n_nodes; base += block) {
+                const double *xb = x + base, *edge_tap[MAX_TAPS];
+                double *ob = out + base, edge_coef[MAX_TAPS], centre = 0.0;
                 size_t inside[OUTPUT_LUT_MAX_IN];
                 unsigned n_inside = 0, n_edge = 0;
-                double edge_coef[MAX_TAPS];
 
-                /* y[j + 1]: the second difference at node j of the line (the lanes at the
-                 * line's end reach beyond it: from y[g] on, zero again after) */
-                for (unsigned j = 1; j + 1 < g; j += LANES)
-                        LANES_PUT(y + j + 1,
-                                    (LANES_AT(xl + j - 1) - 2.0 * LANES_AT(xl + j)) + LANES_AT(xl + j + 1));
-                for (unsigned j = g; j < g + LANES + 2; j++)
-                        y[j] = 0.0;
-                double centre = 0.0;
+                /* the lanes at the block's end reach beyond it, into what is zeroed after */
+                for (size_t k = 1; k + 1 < block; k += LANES)
+                        LANES_PUT(y3 + 1 + k, (LANES_AT(xb + k - 1) - 2.0 * LANES_AT(xb + k)) + LANES_AT(xb + k + 1));
+                for (size_t k = 0; k < block; k += g)
+                        y3[1 + k] = y3[k + g] = 0.0; /* the lines' ends */
+                for (size_t k = block + 1; k < block + LANES + 2; k++)
+                        y3[k] = 0.0;
+                for (size_t k = g; k + g < block; k += LANES)
+                        LANES_PUT(y2 + g + k, (LANES_AT(xb + k - g) - 2.0 * LANES_AT(xb + k)) + LANES_AT(xb + k + g));
+                for (size_t k = block; k < block + LANES - 1; k++)
+                        y2[k] = 0.0;
+
                 for (unsigned a = 0; a < n_outer; a++) {
                         const double *row = p->band[pos[a]];
                         centre += row[2];
@@ -311,12 +293,32 @@ SWEEP static double apply(const Problem *p, const double *x, double *out) {
                                 long off = (long) pos[a] + (long) o - 2;
                                 if (o == 2 || row[o] == 0.0 || off < 0 || off >= (long) g)
                                         continue;
-                                edge_tap[n_edge] = xl + ((long) o - 2) * (ptrdiff_t) stride[a];
+                                edge_tap[n_edge] = xb + ((long) o - 2) * (ptrdiff_t) stride[a];
                                 edge_coef[n_edge++] = row[o];
                         }
                 }
-                apply_line(p, xl, y, inside, n_inside, edge_tap, edge_coef, n_edge, centre, out + base, &dot);
-                /* the next line: count the outer position like an odometer */
+
+                for (size_t k = 0; k < block; k += LANES) {
+                        Lanes x0 = LANES_AT(xb + k);
+                        Lanes v = centre * x0 + ((LANES_AT(y3 + k) - 2.0 * LANES_AT(y3 + k + 1)) + LANES_AT(y3 + k + 2)) +
+                                  ((LANES_AT(y2 + k) - 2.0 * LANES_AT(y2 + k + g)) + LANES_AT(y2 + k + 2 * g));
+                        for (unsigned a = 0; a < n_inside; a++)
+                                v += (LANES_AT(xb + k - 2 * inside[a]) + LANES_AT(xb + k + 2 * inside[a])) -
+                                     4.0 * (LANES_AT(xb + k - inside[a]) + LANES_AT(xb + k + inside[a]));
+                        for (unsigned t = 0; t < n_edge; t++)
+                                v += edge_coef[t] * LANES_AT(edge_tap[t] + k);
+                        v *= s;
+                        if (k + LANES <= block) {
+                                LANES_PUT(ob + k, v);
+                                dot += x0 * v;
+                        } else
+                                /* the block's last nodes: the lanes beyond it are not this block's */
+                                for (unsigned l = 0; k + l < block; l++) {
+                                        ob[k + l] = v[l];
+                                        dot[l] += xb[k + l] * v[l];
+                                }
+                }
+                /* the next block: count the outer position like an odometer */
                 for (unsigned a = n_outer; a > 0; a--) {
                         if (++pos[a - 1] < g)
                                 break;
@@ -347,9 +349,10 @@ static int problem_init(Problem *p, unsigned n_in, unsigned grid, const double *
         p->idx = calloc(8 * n, sizeof(size_t));
         p->w = calloc(8 * n, sizeof(double));
         p->band = calloc(grid, sizeof(double[5]));
-        p->line = calloc(grid + LANES + 2, sizeof(double));
+        p->line = calloc((size_t) grid * grid + LANES + 2, sizeof(double));
+        p->plane = calloc((size_t) grid * grid + 2 * grid + LANES, sizeof(double));
         p->diag = calloc(padded(p->n_nodes), sizeof(double));
-        if (!p->idx || !p->w || !p->band || !p->line || !p->diag)
+        if (!p->idx || !p->w || !p->band || !p->line || !p->plane || !p->diag)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++)
                 output_lut_kernel(n_in, grid, dev + (size_t) n_in * i, p->idx + 8 * i, p->w + 8 * i);
@@ -400,14 +403,17 @@ SWEEP static void solve(const Problem *p, const double *b, double *x, double *wo
                 Lanes sum = {};
                 for (size_t k = 0; k < n; k += LANES) {
                         Lanes rk = LANES_AT(r + k) - alpha * LANES_AT(q + k);
-                        LANES_PUT(x + k, LANES_AT(x + k) + alpha * LANES_AT(d + k));
                         LANES_PUT(r + k, rk);
                         sum += rk * (LANES_AT(p->diag + k) * rk);
                 }
                 double rz_new = LANES_SUM(sum), beta = rz_new / rz;
                 rz = rz_new;
-                for (size_t k = 0; k < n; k += LANES)
-                        LANES_PUT(d + k, LANES_AT(p->diag + k) * LANES_AT(r + k) + beta * LANES_AT(d + k));
+                /* x moves along d in the sweep that replaces d: one vector fewer in the first */
+                for (size_t k = 0; k < n; k += LANES) {
+                        Lanes dk = LANES_AT(d + k);
+                        LANES_PUT(x + k, LANES_AT(x + k) + alpha * dk);
+                        LANES_PUT(d + k, LANES_AT(p->diag + k) * LANES_AT(r + k) + beta * dk);
+                }
         }
 }
 
