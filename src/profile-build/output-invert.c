@@ -203,9 +203,25 @@ static double seed_cost(const OutputInverter *inv, size_t s, const double lab[3]
         return es;
 }
 
+/* Seed s if it can still be the nearest: false when ΔL*² alone exceeds the best cost so far,
+ * as it then does for every seed further out in L*. Of equal costs the lower index wins. */
+static bool seed_try(const OutputInverter *inv, size_t s, const double lab[3], double k_target, size_t *best,
+                     double *best_e) {
+        double dl = inv->seed_lab[3 * s] - lab[0];
+
+        if (dl * dl > *best_e)
+                return false;
+        double es = seed_cost(inv, s, lab, k_target);
+        if (es < *best_e || (es == *best_e && s < *best)) {
+                *best_e = es;
+                *best = s;
+        }
+        return true;
+}
+
 /* The seed of least cost (ΔE76², plus the black term for CMYK), the first in index order of
  * equal ones: the one a scan of all would find. The search starts at the target's L* and
- * walks outwards in L* until ΔL*² alone exceeds the best cost, so it looks at a band of
+ * walks outwards both ways until ΔL*² alone exceeds the best cost, so it looks at a band of
  * seeds, not at all of them. */
 static size_t seed_nearest(const OutputInverter *inv, const double lab[3], double k_target) {
         const size_t *order = inv->seed_by_l;
@@ -219,34 +235,16 @@ static size_t seed_nearest(const OutputInverter *inv, const double lab[3], doubl
                 else
                         hi = mid;
         }
-        /* up from lo, down from lo − 1; each side stops at its first seed too far in L* */
-        for (size_t up = lo, down = lo, open = 2; open > 0;) {
-                open = 0;
-                if (up < inv->n_seeds) {
-                        size_t s = order[up];
-                        double dl = inv->seed_lab[3 * s] - lab[0];
-                        if (dl * dl <= best_e) {
-                                double es = seed_cost(inv, s, lab, k_target);
-                                if (es < best_e || (es == best_e && s < best)) {
-                                        best_e = es;
-                                        best = s;
-                                }
-                                up++;
-                                open++;
-                        }
+        size_t up = lo, down = lo;
+        for (bool more = true; more;) {
+                more = false;
+                if (up < inv->n_seeds && seed_try(inv, order[up], lab, k_target, &best, &best_e)) {
+                        up++;
+                        more = true;
                 }
-                if (down > 0) {
-                        size_t s = order[down - 1];
-                        double dl = inv->seed_lab[3 * s] - lab[0];
-                        if (dl * dl <= best_e) {
-                                double es = seed_cost(inv, s, lab, k_target);
-                                if (es < best_e || (es == best_e && s < best)) {
-                                        best_e = es;
-                                        best = s;
-                                }
-                                down--;
-                                open++;
-                        }
+                if (down > 0 && seed_try(inv, order[down - 1], lab, k_target, &best, &best_e)) {
+                        down--;
+                        more = true;
                 }
         }
         assert(best < inv->n_seeds);
