@@ -193,9 +193,9 @@ typedef double LanesAt __attribute__((vector_size(LANES * sizeof(double)), align
 #define LANES_PUT(p, v) (*(LanesAt *) (p) = (v))
 #define LANES_SUM(v) (((v)[0] + (v)[1]) + ((v)[2] + (v)[3]))
 
-/* The solver's vectors hold n_nodes rounded up to LANES, plus LANES − 1: the lanes of a line's
- * last nodes read up to LANES − 1 nodes beyond it, at the end beyond the grid. The extra
- * entries are zero and stay zero. */
+/* The solver's vectors hold n_nodes rounded up to LANES, plus LANES − 1: the lanes of a block's
+ * last nodes (apply()) read up to LANES − 1 nodes beyond it, at the end beyond the grid. The
+ * extra entries are zero and stay zero. */
 static size_t padded(size_t n_nodes) {
         return (n_nodes + LANES - 1) / LANES * LANES + LANES - 1;
 }
@@ -208,7 +208,7 @@ typedef struct Problem {
         double data_scale;      /* 1/n */
         double smooth_scale;    /* λ (G−1)⁴ / m */
         double (*band)[5];      /* grid × 5: row j of DᵀD, offsets −2..2 */
-        double *line, *plane;   /* apply()'s second differences in a block along its two axes */
+        double *y_last, *y_next; /* apply()'s second differences in a block, along the last axis and the next */
         double *diag;           /* the preconditioner: 1 / diagonal of the normal matrix */
 } Problem;
 
@@ -216,8 +216,8 @@ static void problem_done(Problem *p) {
         free(p->idx);
         free(p->w);
         free(p->band);
-        free(p->line);
-        free(p->plane);
+        free(p->y_last);
+        free(p->y_next);
         free(p->diag);
 }
 
@@ -243,8 +243,8 @@ static void band_init(unsigned grid, double (*band)[5]) {
  * returns x·out. One sweep writes each node once, from its neighbours, rather than clearing
  * out and adding each axis in a sweep of its own: the CG loop is bound by these sweeps. It
  * goes a block at a time, the g × g nodes of the last two axes, contiguous in memory:
- *   - those two axes as D_aᵀ (D_a x), from the block's second differences along each (y3,
- *     y2), zero where D has no row: zero beyond a line's ends gives the short end rows;
+ *   - those two axes as D_aᵀ (D_a x), from the block's second differences along each (y_last,
+ *     y_next), zero where D has no row: zero beyond a line's ends gives the short end rows;
  *   - each other axis from the neighbouring blocks: where the block's row of DᵀD is the
  *     inside one, 1 −4 6 −4 1, the neighbours are summed before they are weighted (a third of
  *     the multiplications); near the grid's faces each neighbour on the grid brings its
@@ -253,17 +253,17 @@ static void band_init(unsigned grid, double (*band)[5]) {
 SWEEP static double apply(const Problem *p, const double *x, double *out) {
         unsigned g = p->grid, n_outer = p->n_in - 2, pos[OUTPUT_LUT_MAX_IN] = {};
         size_t block = (size_t) g * g, stride[OUTPUT_LUT_MAX_IN];
-        double *y3 = p->line, *y2 = p->plane, s = p->smooth_scale, dot_data = 0.0;
+        double *y_last = p->y_last, *y_next = p->y_next, s = p->smooth_scale, dot_data = 0.0;
         Lanes dot = {};
 
         stride[n_outer - 1] = block;
         for (unsigned a = n_outer - 1; a > 0; a--)
                 stride[a - 1] = stride[a] * g;
-        /* y2[g + k]: at node k; its rows −1, 0, g − 1 and g stay zero (see below) */
-        memset(y2, 0, 2 * g * sizeof(double));
-        memset(y2 + block, 0, (2 * g + LANES) * sizeof(double));
-        /* y3[1 + k]: at node k; y3[0] and beyond the block stay zero */
-        y3[0] = 0.0;
+        /* y_next[g + k]: at node k; its rows −1, 0, g − 1 and g stay zero (see below) */
+        memset(y_next, 0, 2 * g * sizeof(double));
+        memset(y_next + block, 0, (2 * g + LANES) * sizeof(double));
+        /* y_last[1 + k]: at node k; y_last[0] and beyond the block stay zero */
+        y_last[0] = 0.0;
         for (size_t base = 0; base < p->n_nodes; base += block) {
                 const double *xb = x + base, *edge_tap[MAX_TAPS];
                 double *ob = out + base, edge_coef[MAX_TAPS], centre = 0.0;
@@ -272,15 +272,17 @@ SWEEP static double apply(const Problem *p, const double *x, double *out) {
 
                 /* the lanes at the block's end reach beyond it, into what is zeroed after */
                 for (size_t k = 1; k + 1 < block; k += LANES)
-                        LANES_PUT(y3 + 1 + k, (LANES_AT(xb + k - 1) - 2.0 * LANES_AT(xb + k)) + LANES_AT(xb + k + 1));
+                        LANES_PUT(y_last + 1 + k,
+                                  (LANES_AT(xb + k - 1) - 2.0 * LANES_AT(xb + k)) + LANES_AT(xb + k + 1));
                 for (size_t k = 0; k < block; k += g)
-                        y3[1 + k] = y3[k + g] = 0.0; /* the lines' ends */
+                        y_last[1 + k] = y_last[k + g] = 0.0; /* the lines' ends */
                 for (size_t k = block + 1; k < block + LANES + 2; k++)
-                        y3[k] = 0.0;
+                        y_last[k] = 0.0;
                 for (size_t k = g; k + g < block; k += LANES)
-                        LANES_PUT(y2 + g + k, (LANES_AT(xb + k - g) - 2.0 * LANES_AT(xb + k)) + LANES_AT(xb + k + g));
+                        LANES_PUT(y_next + g + k,
+                                  (LANES_AT(xb + k - g) - 2.0 * LANES_AT(xb + k)) + LANES_AT(xb + k + g));
                 for (size_t k = block; k < block + LANES - 1; k++)
-                        y2[k] = 0.0;
+                        y_next[k] = 0.0; /* row g − 1 */
 
                 for (unsigned a = 0; a < n_outer; a++) {
                         const double *row = p->band[pos[a]];
@@ -300,8 +302,10 @@ SWEEP static double apply(const Problem *p, const double *x, double *out) {
 
                 for (size_t k = 0; k < block; k += LANES) {
                         Lanes x0 = LANES_AT(xb + k);
-                        Lanes v = centre * x0 + ((LANES_AT(y3 + k) - 2.0 * LANES_AT(y3 + k + 1)) + LANES_AT(y3 + k + 2)) +
-                                  ((LANES_AT(y2 + k) - 2.0 * LANES_AT(y2 + k + g)) + LANES_AT(y2 + k + 2 * g));
+                        Lanes v = centre * x0 +
+                                  ((LANES_AT(y_last + k) - 2.0 * LANES_AT(y_last + k + 1)) + LANES_AT(y_last + k + 2)) +
+                                  ((LANES_AT(y_next + k) - 2.0 * LANES_AT(y_next + k + g)) +
+                                   LANES_AT(y_next + k + 2 * g));
                         for (unsigned a = 0; a < n_inside; a++)
                                 v += (LANES_AT(xb + k - 2 * inside[a]) + LANES_AT(xb + k + 2 * inside[a])) -
                                      4.0 * (LANES_AT(xb + k - inside[a]) + LANES_AT(xb + k + inside[a]));
@@ -349,10 +353,10 @@ static int problem_init(Problem *p, unsigned n_in, unsigned grid, const double *
         p->idx = calloc(8 * n, sizeof(size_t));
         p->w = calloc(8 * n, sizeof(double));
         p->band = calloc(grid, sizeof(double[5]));
-        p->line = calloc((size_t) grid * grid + LANES + 2, sizeof(double));
-        p->plane = calloc((size_t) grid * grid + 2 * grid + LANES, sizeof(double));
+        p->y_last = calloc((size_t) grid * grid + LANES + 2, sizeof(double));
+        p->y_next = calloc((size_t) grid * grid + 2 * grid + LANES, sizeof(double));
         p->diag = calloc(padded(p->n_nodes), sizeof(double));
-        if (!p->idx || !p->w || !p->band || !p->line || !p->plane || !p->diag)
+        if (!p->idx || !p->w || !p->band || !p->y_last || !p->y_next || !p->diag)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++)
                 output_lut_kernel(n_in, grid, dev + (size_t) n_in * i, p->idx + 8 * i, p->w + 8 * i);
