@@ -5,7 +5,8 @@
  * B2A1 round trip, the total ink limit in B2A, black generation (more black for darker
  * neutrals; each --black setting asking for more than the one before), the perceptual
  * mapping (monotonic in chroma, hue kept, printable), the gamut tag — lcms2's interpolation matching ours (the fit's own error on its
- * samples), an RGB printer, refused measurements (negative, NaN, no paper), and a display
+ * samples), the interpolation's exact derivatives (the inversion's Jacobian) against finite
+ * differences, an RGB printer, refused measurements (negative, NaN, no paper), and a display
  * verified against its own profile (ΔE00 0) and against a warmer white (not 0). */
 #include <errno.h>
 #include <lcms2.h>
@@ -189,6 +190,62 @@ static void exact_lut(unsigned grid, OutputLut *ret) {
                 printer_cmyk(d, xyz);
                 output_xyz_to_relative_lab(xyz, paper, ret->node + 3 * i);
         }
+}
+
+/* output_lut_slope(), the inversion's Jacobian, against finite differences of
+ * output_lut_eval() with three and four inputs: inside a simplex they agree; on a face (a
+ * node's plane, two equal fractions) the slope is the one-sided one towards larger values, and
+ * at 1, where no step up is left, towards smaller. Its own generator: measure()'s points stay
+ * those of the other tests. */
+static void test_slope(void) {
+        unsigned state = 11, checked = 0;
+        OutputLut lut3 = { .n_in = 3, .grid = 5, .n_nodes = 125 }, lut4;
+        double worst = 0.0;
+
+        lut3.node = calloc(3 * lut3.n_nodes, sizeof(double));
+        assert_se(lut3.node);
+        for (size_t i = 0; i < 3 * lut3.n_nodes; i++) {
+                state = state * 1103515245u + 12345u;
+                lut3.node[i] = 100.0 * ((state >> 8) & 0xffffff) / (double) 0xffffff - 50.0;
+        }
+        exact_lut(5, &lut4);
+        for (unsigned t = 0; t < 400; t++) {
+                const OutputLut *l = t % 2 ? &lut4 : &lut3;
+                double d[4], slope[4][3], at[3];
+
+                for (unsigned a = 0; a < l->n_in; a++) {
+                        state = state * 1103515245u + 12345u;
+                        d[a] = ((state >> 8) & 0xffffff) / (double) 0xffffff;
+                }
+                switch (t / 2 % 4) {
+                case 1: /* on a node's plane: 0.25 is node 1 of 5 */
+                        d[t / 8 % l->n_in] = 0.25;
+                        break;
+                case 2: /* two fractions equal: a tie in the tetrahedral walk */
+                        d[l->n_in - 1] = d[l->n_in - 2];
+                        break;
+                case 3: /* the grid's last node, and a tie there too */
+                        d[l->n_in - 1] = d[l->n_in - 2] = 1.0;
+                        break;
+                }
+                output_lut_slope(l, d, slope);
+                output_lut_eval(l, d, at);
+                for (unsigned a = 0; a < l->n_in; a++) {
+                        double h = d[a] >= 1.0 ? -1e-7 : 1e-7, dh[4], moved[3];
+                        memcpy(dh, d, sizeof dh);
+                        dh[a] += h;
+                        output_lut_eval(l, dh, moved);
+                        for (unsigned c = 0; c < 3; c++) {
+                                double fd = (moved[c] - at[c]) / h;
+                                worst = fmax(worst, fabs(slope[a][c] - fd) / (1.0 + fabs(fd)));
+                                checked++;
+                        }
+                }
+        }
+        printf("slope: %u derivatives, worst relative difference from finite differences %.2g\n", checked, worst);
+        assert_se(worst < 1e-5);
+        free(lut3.node);
+        output_lut_done(&lut4);
 }
 
 /* --black: on neutrals and dark colours each setting asks for at least the black of the one
@@ -413,6 +470,7 @@ static void test_display_verify(void) {
 int main(void) {
         setvbuf(stdout, NULL, _IOLBF, 0);
         test_refusals();
+        test_slope();
         test_display_verify();
         test_black_generation();
         test_perceptual_mapping();
