@@ -185,10 +185,10 @@ typedef double Lanes __attribute__((vector_size(LANES * sizeof(double))));
 #define SWEEP
 #endif
 
-/* Lanes at any double (lines start at any node): the same type aligned as a double. GCC
- * lets a vector alias its element type. Macros rather than functions: a function that passes
- * a vector wider than the baseline's registers changes the ABI (-Wpsabi). */
-typedef double LanesAt __attribute__((vector_size(LANES * sizeof(double)), aligned(sizeof(double))));
+/* Lanes at any double of an array (lines start at any node): the same type aligned as a double,
+ * may_alias as it reads and writes double arrays. Macros rather than functions: a function that
+ * passes a vector wider than the baseline's registers changes the ABI (-Wpsabi). */
+typedef double LanesAt __attribute__((vector_size(LANES * sizeof(double)), aligned(sizeof(double)), may_alias));
 #define LANES_AT(p) (*(const LanesAt *) (p))
 #define LANES_PUT(p, v) (*(LanesAt *) (p) = (v))
 #define LANES_SUM(v) (((v)[0] + (v)[1]) + ((v)[2] + (v)[3]))
