@@ -31,6 +31,7 @@ typedef struct Scorer {
         double spread;          /* the points span this fraction of what is left */
         bool edges;             /* refining: uniformity alone decides (the correlation only
                                  * keeps it from sliding onto the wrong patches) */
+        double (*points)[2];    /* the grid points of each scored patch in turn, chart units */
         double *means;          /* n_patches × 3, scratch */
 } Scorer;
 
@@ -140,36 +141,27 @@ void homography_apply(const double h[9], double u, double v, double *ret_x, doub
         *ret_y = (h[3] * u + h[4] * v + h[5]) / d;
 }
 
-/* The placement's figures on a work image whose pixels are `scale` image pixels: corners in
- * image pixels. Lower is better: uniformity − correlation; +INFINITY when off the image. */
-static double score(Scorer *s, const Work *w, const double corners[8], double *ret_corr, double *ret_unif) {
-        double h[9], within = 0.0, mean[3] = {}, between = 0.0;
+/* The figures of the placement h (chart units → pixels of the work image w). Lower is
+ * better: uniformity − correlation; +INFINITY when off the image. */
+static double score_map(Scorer *s, const Work *w, const double h[9], double *ret_corr, double *ret_unif) {
+        double within = 0.0, mean[3] = {}, between = 0.0;
         double xtx[16] = {}, xty[4] = {}, sl = 0.0, sll = 0.0;
         size_t n_corr = 0;
-        double img[8];
+        const double (*pt)[2] = s->points;
 
-        for (size_t i = 0; i < 8; i++)
-                img[i] = corners[i] / w->scale;
-        if (homography_from_corners(s->cht->corners, img, h) < 0)
-                return INFINITY;
         for (size_t k = 0; k < s->n_patches; k++) {
-                const ChtPatch *p = &s->cht->patches[s->patches[k]];
                 double sum[3] = {}, sq[3] = {}, n = s->grid * s->grid;
-                double bw = p->w - 2 * s->inset, bh = p->h - 2 * s->inset, lo = (1 - s->spread) / 2;
 
-                for (unsigned j = 0; j < s->grid; j++)
-                        for (unsigned i = 0; i < s->grid; i++) {
-                                double u = p->x + s->inset + bw * (lo + s->spread * i / (s->grid - 1));
-                                double v = p->y + s->inset + bh * (lo + s->spread * j / (s->grid - 1));
-                                double x, y, c[3];
-                                homography_apply(h, u, v, &x, &y);
-                                if (!work_sample(w, x, y, c))
-                                        return INFINITY;
-                                for (unsigned q = 0; q < 3; q++) {
-                                        sum[q] += c[q];
-                                        sq[q] += c[q] * c[q];
-                                }
+                for (unsigned g = 0; g < s->grid * s->grid; g++, pt++) {
+                        double x, y, c[3];
+                        homography_apply(h, (*pt)[0], (*pt)[1], &x, &y);
+                        if (!work_sample(w, x, y, c))
+                                return INFINITY;
+                        for (unsigned q = 0; q < 3; q++) {
+                                sum[q] += c[q];
+                                sq[q] += c[q] * c[q];
                         }
+                }
                 for (unsigned q = 0; q < 3; q++) {
                         double m = sum[q] / n;
                         within += fmax(sq[q] / n - m * m, 0.0);
@@ -215,6 +207,17 @@ static double score(Scorer *s, const Work *w, const double corners[8], double *r
         if (s->edges)
                 return unif + (corr < 0.5 ? 1.0 : 0.0);
         return fmin(unif, 1.0) - corr;
+}
+
+/* The placement given by the outline's corners in image pixels. */
+static double score(Scorer *s, const Work *w, const double corners[8], double *ret_corr, double *ret_unif) {
+        double h[9], img[8];
+
+        for (size_t i = 0; i < 8; i++)
+                img[i] = corners[i] / w->scale;
+        if (homography_from_corners(s->cht->corners, img, h) < 0)
+                return INFINITY;
+        return score_map(s, w, h, ret_corr, ret_unif);
 }
 
 /* The layout outline's bounding box, chart units. */
@@ -319,15 +322,42 @@ static void coarse_search(Scorer *s, const Work *w, const Work *fine, Candidate 
         for (double width = max_width; width >= MIN_COVER * max_width; width /= 1.08) {
                 double step = fmax(width * pitch / 4.0, w->scale);
                 for (unsigned ai = 0; ai < n_angles; ai++) {
-                        double a = a_first + ai * a_step;
-                        for (double cy = 0; cy < ih; cy += step)
+                        double a = a_first + ai * a_step, k = width / (u1 - u0) / w->scale;
+                        double c = k * cos(a * M_PI / 180.0), sn = k * sin(a * M_PI / 180.0);
+                        double mu = (u0 + u1) / 2, mv = (v0 + v1) / 2;
+                        /* The outline turned, scaled and moved (similarity_corners()) is a
+                         * similarity: its map is written down here rather than solved for at
+                         * each position, and the positions that put a point off the work
+                         * image (work_sample()) are known before any is scored: the points'
+                         * extent about the centre bounds them. */
+                        double lo_x = INFINITY, hi_x = -INFINITY, lo_y = INFINITY, hi_y = -INFINITY;
+                        for (size_t i = 0; i < s->n_patches * s->grid * s->grid; i++) {
+                                double du = s->points[i][0] - mu, dv = s->points[i][1] - mv;
+                                double dx = c * du - sn * dv, dy = sn * du + c * dv;
+                                lo_x = fmin(lo_x, dx);
+                                hi_x = fmax(hi_x, dx);
+                                lo_y = fmin(lo_y, dy);
+                                hi_y = fmax(hi_y, dy);
+                        }
+                        double h[9] = { c, -sn, 0, sn, c, 0, 0, 0, 1 };
+                        for (double cy = 0; cy < ih; cy += step) {
+                                double y = cy / w->scale;
+                                /* a margin for rounding: work_sample() has the last word */
+                                if (y + lo_y < 0.5 - 1e-6 || y + hi_y > w->h - 0.501 + 1e-6)
+                                        continue;
+                                h[5] = y - sn * mu - c * mv;
                                 for (double cx = 0; cx < iw; cx += step) {
-                                        double corners[8];
+                                        double x = cx / w->scale;
+                                        if (x + lo_x < 0.5 - 1e-6 || x + hi_x > w->w - 0.501 + 1e-6)
+                                                continue;
+                                        h[2] = x - c * mu + sn * mv;
+                                        double sc = score_map(s, w, h, NULL, NULL), corners[8];
+                                        if (!(sc < cand[CANDIDATES - 1].score))
+                                                continue; /* not among the best: candidate_insert() would drop it */
                                         similarity_corners(cht, cx, cy, width, a, corners);
-                                        double sc = score(s, w, corners, NULL, NULL);
-                                        if (isfinite(sc))
-                                                candidate_insert(cand, CANDIDATES, corners, sc);
+                                        candidate_insert(cand, CANDIDATES, corners, sc);
                                 }
+                        }
                 }
         }
 }
@@ -388,16 +418,27 @@ static int scorer_init(Scorer *s, const Cht *cht, const double *lightness, size_
                         .inset = edges ? 0.0 : cht->shrink, .spread = edges ? 0.9 : grid == 2 ? 0.5 : 0.7,
                         .edges = edges };
         s->patches = calloc(n, sizeof(size_t));
+        s->points = calloc(n * grid * grid, sizeof *s->points);
         s->means = calloc(n * 3, sizeof(double));
-        if (!s->patches || !s->means)
+        if (!s->patches || !s->points || !s->means)
                 return -ENOMEM;
-        for (size_t i = 0; i < n; i++)
-                s->patches[i] = i * cht->n_patches / n;
+        double (*pt)[2] = s->points, lo = (1 - s->spread) / 2;
+        for (size_t k = 0; k < n; k++) {
+                const ChtPatch *p = &cht->patches[k * cht->n_patches / n];
+                double bw = p->w - 2 * s->inset, bh = p->h - 2 * s->inset;
+                s->patches[k] = k * cht->n_patches / n;
+                for (unsigned j = 0; j < grid; j++)
+                        for (unsigned i = 0; i < grid; i++, pt++) {
+                                (*pt)[0] = p->x + s->inset + bw * (lo + s->spread * i / (grid - 1));
+                                (*pt)[1] = p->y + s->inset + bh * (lo + s->spread * j / (grid - 1));
+                        }
+        }
         return 0;
 }
 
 static void scorer_done(Scorer *s) {
         free(s->patches);
+        free(s->points);
         free(s->means);
 }
 
