@@ -32,6 +32,7 @@ typedef struct Scorer {
         bool edges;             /* refining: uniformity alone decides (the correlation only
                                  * keeps it from sliding onto the wrong patches) */
         double (*points)[2];    /* the grid points of each scored patch in turn, chart units */
+        double (*at)[2];        /* scratch: where they fall, work pixels (or about a centre) */
         double *means;          /* n_patches × 3, scratch */
 } Scorer;
 
@@ -141,21 +142,20 @@ void homography_apply(const double h[9], double u, double v, double *ret_x, doub
         *ret_y = (h[3] * u + h[4] * v + h[5]) / d;
 }
 
-/* The figures of the placement h (chart units → pixels of the work image w). Lower is
- * better: uniformity − correlation; +INFINITY when off the image. */
-static double score_map(Scorer *s, const Work *w, const double h[9], double *ret_corr, double *ret_unif) {
+/* The figures of a placement: the points (Scorer.points) fall at (x0, y0) + at[i] in the
+ * work image w. Lower is better: uniformity − correlation; +INFINITY when off the image. */
+static double score_at(Scorer *s, const Work *w, const double (*at)[2], double x0, double y0, double *ret_corr,
+                       double *ret_unif) {
         double within = 0.0, mean[3] = {}, between = 0.0;
         double xtx[16] = {}, xty[4] = {}, sl = 0.0, sll = 0.0;
         size_t n_corr = 0;
-        const double (*pt)[2] = s->points;
 
         for (size_t k = 0; k < s->n_patches; k++) {
                 double sum[3] = {}, sq[3] = {}, n = s->grid * s->grid;
 
-                for (unsigned g = 0; g < s->grid * s->grid; g++, pt++) {
-                        double x, y, c[3];
-                        homography_apply(h, (*pt)[0], (*pt)[1], &x, &y);
-                        if (!work_sample(w, x, y, c))
+                for (unsigned g = 0; g < s->grid * s->grid; g++, at++) {
+                        double c[3];
+                        if (!work_sample(w, x0 + (*at)[0], y0 + (*at)[1], c))
                                 return INFINITY;
                         for (unsigned q = 0; q < 3; q++) {
                                 sum[q] += c[q];
@@ -217,7 +217,9 @@ static double score(Scorer *s, const Work *w, const double corners[8], double *r
                 img[i] = corners[i] / w->scale;
         if (homography_from_corners(s->cht->corners, img, h) < 0)
                 return INFINITY;
-        return score_map(s, w, h, ret_corr, ret_unif);
+        for (size_t i = 0; i < s->n_patches * s->grid * s->grid; i++)
+                homography_apply(h, s->points[i][0], s->points[i][1], &s->at[i][0], &s->at[i][1]);
+        return score_at(s, w, (const double(*)[2]) s->at, 0.0, 0.0, ret_corr, ret_unif);
 }
 
 /* The layout outline's bounding box, chart units. */
@@ -326,32 +328,31 @@ static void coarse_search(Scorer *s, const Work *w, const Work *fine, Candidate 
                         double c = k * cos(a * M_PI / 180.0), sn = k * sin(a * M_PI / 180.0);
                         double mu = (u0 + u1) / 2, mv = (v0 + v1) / 2;
                         /* The outline turned, scaled and moved (similarity_corners()) is a
-                         * similarity: its map is written down here rather than solved for at
-                         * each position, and the positions that put a point off the work
-                         * image (work_sample()) are known before any is scored: the points'
-                         * extent about the centre bounds them. */
+                         * similarity: where each point falls about the centre is the same at
+                         * every position, and the positions that put a point off the work
+                         * image (work_sample()) are known before any is scored. */
                         double lo_x = INFINITY, hi_x = -INFINITY, lo_y = INFINITY, hi_y = -INFINITY;
                         for (size_t i = 0; i < s->n_patches * s->grid * s->grid; i++) {
                                 double du = s->points[i][0] - mu, dv = s->points[i][1] - mv;
                                 double dx = c * du - sn * dv, dy = sn * du + c * dv;
+                                s->at[i][0] = dx;
+                                s->at[i][1] = dy;
                                 lo_x = fmin(lo_x, dx);
                                 hi_x = fmax(hi_x, dx);
                                 lo_y = fmin(lo_y, dy);
                                 hi_y = fmax(hi_y, dy);
                         }
-                        double h[9] = { c, -sn, 0, sn, c, 0, 0, 0, 1 };
                         for (double cy = 0; cy < ih; cy += step) {
                                 double y = cy / w->scale;
                                 /* a margin for rounding: work_sample() has the last word */
                                 if (y + lo_y < 0.5 - 1e-6 || y + hi_y > w->h - 0.501 + 1e-6)
                                         continue;
-                                h[5] = y - sn * mu - c * mv;
                                 for (double cx = 0; cx < iw; cx += step) {
                                         double x = cx / w->scale;
                                         if (x + lo_x < 0.5 - 1e-6 || x + hi_x > w->w - 0.501 + 1e-6)
                                                 continue;
-                                        h[2] = x - c * mu + sn * mv;
-                                        double sc = score_map(s, w, h, NULL, NULL), corners[8];
+                                        double sc = score_at(s, w, (const double(*)[2]) s->at, x, y, NULL, NULL),
+                                               corners[8];
                                         if (!(sc < cand[CANDIDATES - 1].score))
                                                 continue; /* not among the best: candidate_insert() would drop it */
                                         similarity_corners(cht, cx, cy, width, a, corners);
@@ -419,8 +420,9 @@ static int scorer_init(Scorer *s, const Cht *cht, const double *lightness, size_
                         .edges = edges };
         s->patches = calloc(n, sizeof(size_t));
         s->points = calloc(n * grid * grid, sizeof *s->points);
+        s->at = calloc(n * grid * grid, sizeof *s->at);
         s->means = calloc(n * 3, sizeof(double));
-        if (!s->patches || !s->points || !s->means)
+        if (!s->patches || !s->points || !s->at || !s->means)
                 return -ENOMEM;
         double (*pt)[2] = s->points, lo = (1 - s->spread) / 2;
         for (size_t k = 0; k < n; k++) {
@@ -439,6 +441,7 @@ static int scorer_init(Scorer *s, const Cht *cht, const double *lightness, size_
 static void scorer_done(Scorer *s) {
         free(s->patches);
         free(s->points);
+        free(s->at);
         free(s->means);
 }
 

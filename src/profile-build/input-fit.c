@@ -325,46 +325,42 @@ typedef struct GridProblem {
         double lambda;
 } GridProblem;
 
-static size_t node_of(size_t i, size_t j, size_t k) {
-        return (i * G + j) * G + k;
-}
-
-/* y = (Jᵀ J + λ Lᵀ L + ridge) x over the grid (N_NODES × 3). */
+/* y = (Jᵀ J + λ Lᵀ L + ridge) x over the grid (N_NODES × 3): the conjugate gradients' every
+ * step, so written for few loads (what each patch needs taken once, neighbours by stride). */
 static void grid_apply(const GridProblem *gp, const double (*x)[3], double (*y)[3]) {
+        static const size_t stride[3] = { G * G, G, 1 };
+
         memset(y, 0, N_NODES * sizeof *y);
         for (size_t i = 0; i < gp->n; i++) {
+                const size_t *node = gp->node[i];
+                const double *w = gp->w[i], *a = gp->a[i];
                 double d[3] = {}, e[3];
                 for (size_t v = 0; v < 4; v++)
                         for (size_t k = 0; k < 3; k++)
-                                d[k] += gp->w[i][v] * x[gp->node[i][v]][k];
+                                d[k] += w[v] * x[node[v]][k];
                 for (size_t r = 0; r < 3; r++)
-                        e[r] = gp->a[i][3 * r] * d[0] + gp->a[i][3 * r + 1] * d[1] + gp->a[i][3 * r + 2] * d[2];
+                        e[r] = a[3 * r] * d[0] + a[3 * r + 1] * d[1] + a[3 * r + 2] * d[2];
                 for (size_t k = 0; k < 3; k++) {
-                        double z = gp->a[i][k] * e[0] + gp->a[i][3 + k] * e[1] + gp->a[i][6 + k] * e[2];
+                        double z = a[k] * e[0] + a[3 + k] * e[1] + a[6 + k] * e[2];
                         for (size_t v = 0; v < 4; v++)
-                                y[gp->node[i][v]][k] += gp->w[i][v] * z;
+                                y[node[v]][k] += w[v] * z;
                 }
         }
-        /* second differences along each axis */
-        for (size_t i = 0; i < G; i++)
-                for (size_t j = 0; j < G; j++)
-                        for (size_t k = 0; k < G; k++)
-                                for (size_t ax = 0; ax < 3; ax++) {
-                                        size_t at[3] = { i, j, k };
-                                        if (at[ax] == 0 || at[ax] == G - 1)
-                                                continue;
-                                        size_t n0 = node_of(i, j, k), lo, hi;
-                                        at[ax]--;
-                                        lo = node_of(at[0], at[1], at[2]);
-                                        at[ax] += 2;
-                                        hi = node_of(at[0], at[1], at[2]);
-                                        for (size_t c = 0; c < 3; c++) {
-                                                double s = gp->lambda * (x[lo][c] - 2 * x[n0][c] + x[hi][c]);
-                                                y[lo][c] += s;
-                                                y[n0][c] -= 2 * s;
-                                                y[hi][c] += s;
-                                        }
-                                }
+        /* second differences along each axis, node by node */
+        for (size_t n0 = 0; n0 < N_NODES; n0++) {
+                size_t at[3] = { n0 / (G * G), n0 / G % G, n0 % G };
+                for (size_t ax = 0; ax < 3; ax++) {
+                        if (at[ax] == 0 || at[ax] == G - 1)
+                                continue;
+                        size_t lo = n0 - stride[ax], hi = n0 + stride[ax];
+                        for (size_t c = 0; c < 3; c++) {
+                                double s = gp->lambda * (x[lo][c] - 2 * x[n0][c] + x[hi][c]);
+                                y[lo][c] += s;
+                                y[n0][c] -= 2 * s;
+                                y[hi][c] += s;
+                        }
+                }
+        }
         for (size_t n = 0; n < N_NODES; n++)
                 for (size_t c = 0; c < 3; c++)
                         y[n][c] += RIDGE * x[n][c];
