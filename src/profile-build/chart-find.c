@@ -163,8 +163,8 @@ static double score_at(Scorer *s, const Work *w, const double (*at)[2], double x
                         }
                 }
                 for (unsigned q = 0; q < 3; q++) {
-                        double m = sum[q] / n;
-                        within += fmax(sq[q] / n - m * m, 0.0);
+                        double m = sum[q] / n, var = sq[q] / n - m * m;
+                        within += var > 0.0 ? var : 0.0; /* fmax(var, 0), without a call per patch */
                         s->means[3 * k + q] = m;
                         mean[q] += m / s->n_patches;
                 }
