@@ -147,7 +147,10 @@ void homography_apply(const double h[9], double u, double v, double *ret_x, doub
 static double score_at(Scorer *s, const Work *w, const double (*at)[2], double x0, double y0, double *ret_corr,
                        double *ret_unif) {
         double within = 0.0, mean[3] = {}, between = 0.0;
-        double xtx[16] = {}, xty[4] = {}, sl = 0.0, sll = 0.0;
+        /* XᵀX and Xᵀy of the regression below, X's rows (R, G, B, 1): the upper half in
+         * scalars while they add up (no array an instrumented build checks at each step) */
+        double rr = 0.0, rg = 0.0, rb = 0.0, gg = 0.0, gb = 0.0, bb = 0.0, r1 = 0.0, g1 = 0.0, b1 = 0.0;
+        double ry = 0.0, gy = 0.0, by = 0.0, sl = 0.0, sll = 0.0;
         size_t n_corr = 0;
 
         for (size_t k = 0; k < s->n_patches; k++) {
@@ -171,12 +174,19 @@ static double score_at(Scorer *s, const Work *w, const double (*at)[2], double x
                 double l = s->lightness[s->patches[k]];
                 if (!isnan(l)) {
                         /* L* against R, G, B and 1: the regression's normal equations */
-                        double x[4] = { s->means[3 * k], s->means[3 * k + 1], s->means[3 * k + 2], 1.0 };
-                        for (size_t a = 0; a < 4; a++) {
-                                for (size_t b = 0; b < 4; b++)
-                                        xtx[4 * a + b] += x[a] * x[b];
-                                xty[a] += x[a] * l;
-                        }
+                        double r = s->means[3 * k], g = s->means[3 * k + 1], b = s->means[3 * k + 2];
+                        rr += r * r;
+                        rg += r * g;
+                        rb += r * b;
+                        gg += g * g;
+                        gb += g * b;
+                        bb += b * b;
+                        r1 += r;
+                        g1 += g;
+                        b1 += b;
+                        ry += r * l;
+                        gy += g * l;
+                        by += b * l;
                         sl += l;
                         sll += l * l;
                         n_corr++;
@@ -189,7 +199,8 @@ static double score_at(Scorer *s, const Work *w, const double (*at)[2], double x
         between /= s->n_patches;
         /* the multiple correlation: how much of L* a linear mix of the channels explains
          * (R² = 1 − SSE/SST); the channels' weights are the camera's, unknown here */
-        double corr = 0.0, beta[4];
+        double xtx[16] = { rr, rg, rb, r1, rg, gg, gb, g1, rb, gb, bb, b1, r1, g1, b1, n_corr };
+        double xty[4] = { ry, gy, by, sl }, corr = 0.0, beta[4];
         memcpy(beta, xty, sizeof beta);
         for (size_t a = 0; a < 4; a++)
                 xtx[5 * a] += 1e-9;
