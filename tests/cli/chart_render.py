@@ -202,9 +202,10 @@ def render(cht, colours, width, height, img_corners, background=(0.35, 0.33, 0.3
         inside = (iu >= 0) & (iu < nu) & (iv >= 0) & (iv < nv)
         label = np.zeros(u.shape, dtype=np.int32)
         label[inside] = raster[iv[inside], iu[inside]]
+        img = table[label]
         # the background gets a gentle gradient so that it is not a flat patch itself
-        gradient = (0.8 + 0.4 * xx / (width * s))[..., None]
-        img = np.where((label == 0)[..., None], table[0] * gradient, table[label])
+        outside = label == 0
+        img[outside] = table[0] * (0.8 + 0.4 * xx[outside] / (width * s))[:, None]
         return img.reshape(r1 - r0, s, width, s, 3).mean(axis=(1, 3))
     # in bands of rows: the same pixels, without a supersampled copy of the whole image (whose
     # fresh pages were most of a render's time)
