@@ -199,7 +199,7 @@ static double score_at(Scorer *s, const Work *w, const double (*at)[2], double x
         between /= s->n_patches;
         /* the multiple correlation: how much of L* a linear mix of the channels explains
          * (R² = 1 − SSE/SST); the channels' weights are the camera's, unknown here */
-        double xtx[16] = { rr, rg, rb, r1, rg, gg, gb, g1, rb, gb, bb, b1, r1, g1, b1, n_corr };
+        double xtx[16] = { rr, rg, rb, r1, rg, gg, gb, g1, rb, gb, bb, b1, r1, g1, b1, (double) n_corr };
         double xty[4] = { ry, gy, by, sl }, corr = 0.0, beta[4];
         memcpy(beta, xty, sizeof beta);
         for (size_t a = 0; a < 4; a++)
@@ -437,9 +437,9 @@ static int scorer_init(Scorer *s, const Cht *cht, const double *lightness, size_
                 return -ENOMEM;
         double (*pt)[2] = s->points, lo = (1 - s->spread) / 2;
         for (size_t k = 0; k < n; k++) {
-                const ChtPatch *p = &cht->patches[k * cht->n_patches / n];
-                double bw = p->w - 2 * s->inset, bh = p->h - 2 * s->inset;
                 s->patches[k] = k * cht->n_patches / n;
+                const ChtPatch *p = &cht->patches[s->patches[k]];
+                double bw = p->w - 2 * s->inset, bh = p->h - 2 * s->inset;
                 for (unsigned j = 0; j < grid; j++)
                         for (unsigned i = 0; i < grid; i++, pt++) {
                                 (*pt)[0] = p->x + s->inset + bw * (lo + s->spread * i / (grid - 1));
