@@ -31,6 +31,8 @@ typedef struct Scorer {
         double spread;          /* the points span this fraction of what is left */
         bool edges;             /* refining: uniformity alone decides (the correlation only
                                  * keeps it from sliding onto the wrong patches) */
+        double (*points)[2];    /* the grid points of each scored patch in turn, chart units */
+        double (*at)[2];        /* scratch: where they fall, work pixels (or about a centre) */
         double *means;          /* n_patches × 3, scratch */
 } Scorer;
 
@@ -140,51 +142,51 @@ void homography_apply(const double h[9], double u, double v, double *ret_x, doub
         *ret_y = (h[3] * u + h[4] * v + h[5]) / d;
 }
 
-/* The placement's figures on a work image whose pixels are `scale` image pixels: corners in
- * image pixels. Lower is better: uniformity − correlation; +INFINITY when off the image. */
-static double score(Scorer *s, const Work *w, const double corners[8], double *ret_corr, double *ret_unif) {
-        double h[9], within = 0.0, mean[3] = {}, between = 0.0;
-        double xtx[16] = {}, xty[4] = {}, sl = 0.0, sll = 0.0;
+/* The figures of a placement: the points (Scorer.points) fall at (x0, y0) + at[i] in the
+ * work image w. Lower is better: uniformity − correlation; +INFINITY when off the image. */
+static double score_at(Scorer *s, const Work *w, const double (*at)[2], double x0, double y0, double *ret_corr,
+                       double *ret_unif) {
+        double within = 0.0, mean[3] = {}, between = 0.0;
+        /* XᵀX and Xᵀy of the regression below, X's rows (R, G, B, 1): the upper half in
+         * scalars while they add up (no array an instrumented build checks at each step) */
+        double rr = 0.0, rg = 0.0, rb = 0.0, gg = 0.0, gb = 0.0, bb = 0.0, r1 = 0.0, g1 = 0.0, b1 = 0.0;
+        double ry = 0.0, gy = 0.0, by = 0.0, sl = 0.0, sll = 0.0;
         size_t n_corr = 0;
-        double img[8];
 
-        for (size_t i = 0; i < 8; i++)
-                img[i] = corners[i] / w->scale;
-        if (homography_from_corners(s->cht->corners, img, h) < 0)
-                return INFINITY;
         for (size_t k = 0; k < s->n_patches; k++) {
-                const ChtPatch *p = &s->cht->patches[s->patches[k]];
                 double sum[3] = {}, sq[3] = {}, n = s->grid * s->grid;
-                double bw = p->w - 2 * s->inset, bh = p->h - 2 * s->inset, lo = (1 - s->spread) / 2;
 
-                for (unsigned j = 0; j < s->grid; j++)
-                        for (unsigned i = 0; i < s->grid; i++) {
-                                double u = p->x + s->inset + bw * (lo + s->spread * i / (s->grid - 1));
-                                double v = p->y + s->inset + bh * (lo + s->spread * j / (s->grid - 1));
-                                double x, y, c[3];
-                                homography_apply(h, u, v, &x, &y);
-                                if (!work_sample(w, x, y, c))
-                                        return INFINITY;
-                                for (unsigned q = 0; q < 3; q++) {
-                                        sum[q] += c[q];
-                                        sq[q] += c[q] * c[q];
-                                }
+                for (unsigned g = 0; g < s->grid * s->grid; g++, at++) {
+                        double c[3];
+                        if (!work_sample(w, x0 + (*at)[0], y0 + (*at)[1], c))
+                                return INFINITY;
+                        for (unsigned q = 0; q < 3; q++) {
+                                sum[q] += c[q];
+                                sq[q] += c[q] * c[q];
                         }
+                }
                 for (unsigned q = 0; q < 3; q++) {
-                        double m = sum[q] / n;
-                        within += fmax(sq[q] / n - m * m, 0.0);
+                        double m = sum[q] / n, var = sq[q] / n - m * m;
+                        within += var > 0.0 ? var : 0.0; /* fmax(var, 0), without a call per patch */
                         s->means[3 * k + q] = m;
                         mean[q] += m / s->n_patches;
                 }
                 double l = s->lightness[s->patches[k]];
                 if (!isnan(l)) {
                         /* L* against R, G, B and 1: the regression's normal equations */
-                        double x[4] = { s->means[3 * k], s->means[3 * k + 1], s->means[3 * k + 2], 1.0 };
-                        for (size_t a = 0; a < 4; a++) {
-                                for (size_t b = 0; b < 4; b++)
-                                        xtx[4 * a + b] += x[a] * x[b];
-                                xty[a] += x[a] * l;
-                        }
+                        double r = s->means[3 * k], g = s->means[3 * k + 1], b = s->means[3 * k + 2];
+                        rr += r * r;
+                        rg += r * g;
+                        rb += r * b;
+                        gg += g * g;
+                        gb += g * b;
+                        bb += b * b;
+                        r1 += r;
+                        g1 += g;
+                        b1 += b;
+                        ry += r * l;
+                        gy += g * l;
+                        by += b * l;
                         sl += l;
                         sll += l * l;
                         n_corr++;
@@ -197,7 +199,8 @@ static double score(Scorer *s, const Work *w, const double corners[8], double *r
         between /= s->n_patches;
         /* the multiple correlation: how much of L* a linear mix of the channels explains
          * (R² = 1 − SSE/SST); the channels' weights are the camera's, unknown here */
-        double corr = 0.0, beta[4];
+        double xtx[16] = { rr, rg, rb, r1, rg, gg, gb, g1, rb, gb, bb, b1, r1, g1, b1, (double) n_corr };
+        double xty[4] = { ry, gy, by, sl }, corr = 0.0, beta[4];
         memcpy(beta, xty, sizeof beta);
         for (size_t a = 0; a < 4; a++)
                 xtx[5 * a] += 1e-9;
@@ -215,6 +218,19 @@ static double score(Scorer *s, const Work *w, const double corners[8], double *r
         if (s->edges)
                 return unif + (corr < 0.5 ? 1.0 : 0.0);
         return fmin(unif, 1.0) - corr;
+}
+
+/* The placement given by the outline's corners in image pixels. */
+static double score(Scorer *s, const Work *w, const double corners[8], double *ret_corr, double *ret_unif) {
+        double h[9], img[8];
+
+        for (size_t i = 0; i < 8; i++)
+                img[i] = corners[i] / w->scale;
+        if (homography_from_corners(s->cht->corners, img, h) < 0)
+                return INFINITY;
+        for (size_t i = 0; i < s->n_patches * s->grid * s->grid; i++)
+                homography_apply(h, s->points[i][0], s->points[i][1], &s->at[i][0], &s->at[i][1]);
+        return score_at(s, w, (const double(*)[2]) s->at, 0.0, 0.0, ret_corr, ret_unif);
 }
 
 /* The layout outline's bounding box, chart units. */
@@ -319,15 +335,41 @@ static void coarse_search(Scorer *s, const Work *w, const Work *fine, Candidate 
         for (double width = max_width; width >= MIN_COVER * max_width; width /= 1.08) {
                 double step = fmax(width * pitch / 4.0, w->scale);
                 for (unsigned ai = 0; ai < n_angles; ai++) {
-                        double a = a_first + ai * a_step;
-                        for (double cy = 0; cy < ih; cy += step)
+                        double a = a_first + ai * a_step, k = width / (u1 - u0) / w->scale;
+                        double c = k * cos(a * M_PI / 180.0), sn = k * sin(a * M_PI / 180.0);
+                        double mu = (u0 + u1) / 2, mv = (v0 + v1) / 2;
+                        /* The outline turned, scaled and moved (similarity_corners()) is a
+                         * similarity: where each point falls about the centre is the same at
+                         * every position, and the positions that put a point off the work
+                         * image (work_sample()) are known before any is scored. */
+                        double lo_x = INFINITY, hi_x = -INFINITY, lo_y = INFINITY, hi_y = -INFINITY;
+                        for (size_t i = 0; i < s->n_patches * s->grid * s->grid; i++) {
+                                double du = s->points[i][0] - mu, dv = s->points[i][1] - mv;
+                                double dx = c * du - sn * dv, dy = sn * du + c * dv;
+                                s->at[i][0] = dx;
+                                s->at[i][1] = dy;
+                                lo_x = fmin(lo_x, dx);
+                                hi_x = fmax(hi_x, dx);
+                                lo_y = fmin(lo_y, dy);
+                                hi_y = fmax(hi_y, dy);
+                        }
+                        for (double cy = 0; cy < ih; cy += step) {
+                                double y = cy / w->scale;
+                                /* a margin for rounding: work_sample() has the last word */
+                                if (y + lo_y < 0.5 - 1e-6 || y + hi_y > w->h - 0.501 + 1e-6)
+                                        continue;
                                 for (double cx = 0; cx < iw; cx += step) {
-                                        double corners[8];
+                                        double x = cx / w->scale;
+                                        if (x + lo_x < 0.5 - 1e-6 || x + hi_x > w->w - 0.501 + 1e-6)
+                                                continue;
+                                        double sc = score_at(s, w, (const double(*)[2]) s->at, x, y, NULL, NULL),
+                                               corners[8];
+                                        if (!(sc < cand[CANDIDATES - 1].score))
+                                                continue; /* not among the best: candidate_insert() would drop it */
                                         similarity_corners(cht, cx, cy, width, a, corners);
-                                        double sc = score(s, w, corners, NULL, NULL);
-                                        if (isfinite(sc))
-                                                candidate_insert(cand, CANDIDATES, corners, sc);
+                                        candidate_insert(cand, CANDIDATES, corners, sc);
                                 }
+                        }
                 }
         }
 }
@@ -388,16 +430,29 @@ static int scorer_init(Scorer *s, const Cht *cht, const double *lightness, size_
                         .inset = edges ? 0.0 : cht->shrink, .spread = edges ? 0.9 : grid == 2 ? 0.5 : 0.7,
                         .edges = edges };
         s->patches = calloc(n, sizeof(size_t));
+        s->points = calloc(n * grid * grid, sizeof *s->points);
+        s->at = calloc(n * grid * grid, sizeof *s->at);
         s->means = calloc(n * 3, sizeof(double));
-        if (!s->patches || !s->means)
+        if (!s->patches || !s->points || !s->at || !s->means)
                 return -ENOMEM;
-        for (size_t i = 0; i < n; i++)
-                s->patches[i] = i * cht->n_patches / n;
+        double (*pt)[2] = s->points, lo = (1 - s->spread) / 2;
+        for (size_t k = 0; k < n; k++) {
+                s->patches[k] = k * cht->n_patches / n;
+                const ChtPatch *p = &cht->patches[s->patches[k]];
+                double bw = p->w - 2 * s->inset, bh = p->h - 2 * s->inset;
+                for (unsigned j = 0; j < grid; j++)
+                        for (unsigned i = 0; i < grid; i++, pt++) {
+                                (*pt)[0] = p->x + s->inset + bw * (lo + s->spread * i / (grid - 1));
+                                (*pt)[1] = p->y + s->inset + bh * (lo + s->spread * j / (grid - 1));
+                        }
+        }
         return 0;
 }
 
 static void scorer_done(Scorer *s) {
         free(s->patches);
+        free(s->points);
+        free(s->at);
         free(s->means);
 }
 

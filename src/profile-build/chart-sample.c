@@ -8,14 +8,49 @@
 #include "chart-find.h"
 #include "chart-sample.h"
 
-static int cmp_double(const void *a, const void *b) {
-        double x = *(const double *) a, y = *(const double *) b;
-        return x < y ? -1 : x > y;
+static void swap_double(double *a, double *b) {
+        double t = *a;
+        *a = *b;
+        *b = t;
+}
+
+/* The k-th smallest of v[0..n) (k < n), v reordered so that v[0..k) holds the k smallest:
+ * quickselect (a sort was most of the sampling's time), the pivot the median of three, values
+ * equal to it gathered in the middle (Dijkstra's three-way partition) so that a flat patch
+ * costs one pass. */
+static double select_kth(double *v, size_t n, size_t k) {
+        size_t lo = 0, hi = n; /* the k-th lies in v[lo..hi); what is left of lo is no larger */
+
+        while (hi - lo > 1) {
+                double a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1];
+                double p = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+                size_t lt = lo, i = lo, gt = hi; /* [lo, lt) < p, [lt, i) = p, [gt, hi) > p */
+                while (i < gt) {
+                        if (v[i] < p)
+                                swap_double(&v[lt++], &v[i++]);
+                        else if (v[i] > p)
+                                swap_double(&v[i], &v[--gt]);
+                        else
+                                i++;
+                }
+                if (k < lt)
+                        hi = lt;
+                else if (k >= gt)
+                        lo = gt;
+                else
+                        return p;
+        }
+        return v[lo];
 }
 
 static double median(double *v, size_t n) {
-        qsort(v, n, sizeof *v, cmp_double);
-        return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+        double upper = select_kth(v, n, n / 2), lower = -INFINITY;
+
+        if (n % 2)
+                return upper;
+        for (size_t i = 0; i < n / 2; i++) /* the largest of the smaller half */
+                lower = fmax(lower, v[i]);
+        return (lower + upper) / 2;
 }
 
 static bool image_sample(const Image *img, double x, double y, double ret[3]) {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Input device models and their fit (input-fit.h). */
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -29,10 +30,26 @@ typedef struct Set {
 
 /* --- matrix/shaper --- */
 
+/* The shaper values of one channel for every patch of the set, for the last two curves of
+ * that channel the fit asked about. A finite-difference Jacobian moves one parameter at a
+ * time, so most evaluations leave two of the three curves (all three for the matrix's
+ * columns) as they were, and their pow()s need not be taken again. Slot 0 keeps a curve
+ * asked about again (the point the Jacobian is taken at), slot 1 the newest. */
+typedef struct ShapedSlot {
+        ProfileFitCurve curve;
+        double *t;
+        bool valid;
+} ShapedSlot;
+
+typedef struct ShapeCache {
+        ShapedSlot slot[2];
+} ShapeCache;
+
 typedef struct MsProblem {
         Set set;
         unsigned knots;
         InputFit *f;
+        ShapeCache shaped[3];
 } MsProblem;
 
 static size_t ms_n_params(unsigned knots) {
@@ -118,6 +135,11 @@ void input_fit_node(const InputFit *f, size_t n, double ret[3]) {
         node_value(f, n, ret);
 }
 
+static void matrix_apply(const InputFit *f, const double t[3], double xyz[3]) {
+        for (size_t k = 0; k < 3; k++)
+                xyz[k] = f->matrix[3 * k] * t[0] + f->matrix[3 * k + 1] * t[1] + f->matrix[3 * k + 2] * t[2];
+}
+
 void input_fit_eval(const InputFit *f, const double rgb[3], double xyz[3]) {
         double t[3];
 
@@ -135,8 +157,35 @@ void input_fit_eval(const InputFit *f, const double rgb[3], double xyz[3]) {
                 }
                 memcpy(t, u, sizeof u);
         }
-        for (size_t k = 0; k < 3; k++)
-                xyz[k] = f->matrix[3 * k] * t[0] + f->matrix[3 * k + 1] * t[1] + f->matrix[3 * k + 2] * t[2];
+        matrix_apply(f, t, xyz);
+}
+
+static bool curve_equal(const ProfileFitCurve *a, const ProfileFitCurve *b) {
+        if (a->offset != b->offset || a->gamma != b->gamma || a->n_intervals != b->n_intervals)
+                return false;
+        for (unsigned j = 0; j <= a->n_intervals; j++)
+                if (a->w[j] != b->w[j])
+                        return false;
+        return true;
+}
+
+/* Channel c's shaper values of the set's patches under curve (what input_fit_shape() gives). */
+static const double *shape_cache_get(ShapeCache *sc, const ProfileFitCurve *curve, const Set *set, size_t c) {
+        ShapedSlot *s = sc->slot;
+
+        if (s[0].valid && curve_equal(&s[0].curve, curve))
+                return s[0].t;
+        if (s[1].valid && curve_equal(&s[1].curve, curve)) {
+                ShapedSlot again = s[1];
+                s[1] = s[0];
+                s[0] = again;
+                return s[0].t;
+        }
+        for (size_t i = 0; i < set->n; i++)
+                s[1].t[i] = profile_fit_curve_eval(curve, set->s[set->idx[i]].rgb[c]);
+        s[1].curve = *curve;
+        s[1].valid = true;
+        return s[1].t;
 }
 
 static void ms_residuals(void *userdata, const double *p, double *r) {
@@ -144,10 +193,13 @@ static void ms_residuals(void *userdata, const double *p, double *r) {
         InputFit *f = pb->f;
 
         ms_unpack(f, pb->knots, p);
+        const double *shaped[3];
+        for (size_t c = 0; c < 3; c++)
+                shaped[c] = shape_cache_get(&pb->shaped[c], &f->curve[c], &pb->set, c);
         for (size_t i = 0; i < pb->set.n; i++) {
-                const InputSample *s = &pb->set.s[pb->set.idx[i]];
-                double xyz[3], lab[3];
-                input_fit_eval(f, s->rgb, xyz);
+                double t[3] = { shaped[0][i], shaped[1][i], shaped[2][i] }, xyz[3], lab[3];
+                /* input_fit_eval() of the matrix/shaper */
+                matrix_apply(f, t, xyz);
                 xyz_to_lab_d50(xyz, lab);
                 ciede2000_terms(lab, pb->set.lab[pb->set.idx[i]], &r[3 * i]);
         }
@@ -189,12 +241,16 @@ static int ms_linear_matrix(const Set *set, InputFit *f) {
 
 static int ms_solve(const Set *set, unsigned knots, InputFit *f) {
         size_t np = ms_n_params(knots), nr = 3 * set->n + (knots > 1 ? 3 * (knots - 1) : 0);
-        _cleanup_free_ double *p = calloc(np, sizeof(double));
+        _cleanup_free_ double *p = calloc(np, sizeof(double)), *shaped = calloc(6 * set->n, sizeof(double));
         MsProblem pb = { .set = *set, .knots = knots, .f = f };
         int r;
 
-        if (!p)
+        if (!p || !shaped)
                 return -ENOMEM;
+        assert(f->model == INPUT_MODEL_MATRIX); /* the residuals are the matrix/shaper's */
+        for (size_t c = 0; c < 3; c++)
+                for (size_t k = 0; k < 2; k++)
+                        pb.shaped[c].slot[k].t = &shaped[(2 * c + k) * set->n];
         ms_pack(f, knots, p);
         r = lm_solve(ms_residuals, &pb, p, np, nr, LM_STEPS);
         if (r < 0)
@@ -269,46 +325,42 @@ typedef struct GridProblem {
         double lambda;
 } GridProblem;
 
-static size_t node_of(size_t i, size_t j, size_t k) {
-        return (i * G + j) * G + k;
-}
-
-/* y = (Jᵀ J + λ Lᵀ L + ridge) x over the grid (N_NODES × 3). */
+/* y = (Jᵀ J + λ Lᵀ L + ridge) x over the grid (N_NODES × 3): the conjugate gradients' every
+ * step, so written for few loads (what each patch needs taken once, neighbours by stride). */
 static void grid_apply(const GridProblem *gp, const double (*x)[3], double (*y)[3]) {
+        static const size_t stride[3] = { G * G, G, 1 };
+
         memset(y, 0, N_NODES * sizeof *y);
         for (size_t i = 0; i < gp->n; i++) {
+                const size_t *node = gp->node[i];
+                const double *w = gp->w[i], *a = gp->a[i];
                 double d[3] = {}, e[3];
                 for (size_t v = 0; v < 4; v++)
                         for (size_t k = 0; k < 3; k++)
-                                d[k] += gp->w[i][v] * x[gp->node[i][v]][k];
+                                d[k] += w[v] * x[node[v]][k];
                 for (size_t r = 0; r < 3; r++)
-                        e[r] = gp->a[i][3 * r] * d[0] + gp->a[i][3 * r + 1] * d[1] + gp->a[i][3 * r + 2] * d[2];
+                        e[r] = a[3 * r] * d[0] + a[3 * r + 1] * d[1] + a[3 * r + 2] * d[2];
                 for (size_t k = 0; k < 3; k++) {
-                        double z = gp->a[i][k] * e[0] + gp->a[i][3 + k] * e[1] + gp->a[i][6 + k] * e[2];
+                        double z = a[k] * e[0] + a[3 + k] * e[1] + a[6 + k] * e[2];
                         for (size_t v = 0; v < 4; v++)
-                                y[gp->node[i][v]][k] += gp->w[i][v] * z;
+                                y[node[v]][k] += w[v] * z;
                 }
         }
-        /* second differences along each axis */
-        for (size_t i = 0; i < G; i++)
-                for (size_t j = 0; j < G; j++)
-                        for (size_t k = 0; k < G; k++)
-                                for (size_t ax = 0; ax < 3; ax++) {
-                                        size_t at[3] = { i, j, k };
-                                        if (at[ax] == 0 || at[ax] == G - 1)
-                                                continue;
-                                        size_t n0 = node_of(i, j, k), lo, hi;
-                                        at[ax]--;
-                                        lo = node_of(at[0], at[1], at[2]);
-                                        at[ax] += 2;
-                                        hi = node_of(at[0], at[1], at[2]);
-                                        for (size_t c = 0; c < 3; c++) {
-                                                double s = gp->lambda * (x[lo][c] - 2 * x[n0][c] + x[hi][c]);
-                                                y[lo][c] += s;
-                                                y[n0][c] -= 2 * s;
-                                                y[hi][c] += s;
-                                        }
-                                }
+        /* second differences along each axis, node by node */
+        for (size_t n0 = 0; n0 < N_NODES; n0++) {
+                size_t at[3] = { n0 / (G * G), n0 / G % G, n0 % G };
+                for (size_t ax = 0; ax < 3; ax++) {
+                        if (at[ax] == 0 || at[ax] == G - 1)
+                                continue;
+                        size_t lo = n0 - stride[ax], hi = n0 + stride[ax];
+                        for (size_t c = 0; c < 3; c++) {
+                                double s = gp->lambda * (x[lo][c] - 2 * x[n0][c] + x[hi][c]);
+                                y[lo][c] += s;
+                                y[n0][c] -= 2 * s;
+                                y[hi][c] += s;
+                        }
+                }
+        }
         for (size_t n = 0; n < N_NODES; n++)
                 for (size_t c = 0; c < 3; c++)
                         y[n][c] += RIDGE * x[n][c];
@@ -450,9 +502,13 @@ static int folds_make(size_t n, Folds *f) {
         return 0;
 }
 
-/* Held-out errors of one configuration: knots, and lambda (< 0: matrix/shaper only). */
+/* Held-out errors of one configuration: knots, and lambda (< 0: matrix/shaper only). ms
+ * holds one model per fold: with lambda < 0 the matrix/shaper fitted to that fold's training
+ * patches is stored there; with lambda ≥ 0 it holds them (from that earlier call with the
+ * same knots) and each fold's LUT is fitted on top of its own, which is the same fit made
+ * again. */
 static int cross_validate(const InputSample *s, const double (*lab)[3], const Folds *folds, unsigned knots,
-                          double lambda, double *ret_mean, double *ret_max) {
+                          double lambda, InputFit ms[INPUT_FIT_FOLDS], double *ret_mean, double *ret_max) {
         _cleanup_free_ InputFit *f = calloc(1, sizeof *f);
         double sum = 0.0, max = 0.0;
         size_t n = 0;
@@ -464,9 +520,12 @@ static int cross_validate(const InputSample *s, const double (*lab)[3], const Fo
                 Set train = { s, lab, folds->train[k], folds->n_train[k] };
                 Set test = { s, lab, folds->test[k], folds->n_test[k] };
                 double m;
-                r = ms_fit(&train, knots, f);
-                if (r < 0)
-                        return r;
+                if (lambda < 0) {
+                        r = ms_fit(&train, knots, &ms[k]);
+                        if (r < 0)
+                                return r;
+                }
+                *f = ms[k];
                 if (lambda >= 0) {
                         r = grid_fit(&train, lambda, f);
                         if (r < 0)
@@ -485,6 +544,8 @@ int input_fit(const InputSample *s, size_t n, InputModel want, InputFit *ret, co
         _cleanup_free_ double(*lab)[3] = NULL;
         _cleanup_free_ size_t *all = NULL;
         _cleanup_(folds_done) Folds folds = {};
+        _cleanup_free_ InputFit(*ms)[INPUT_FIT_FOLDS] = NULL;
+        size_t best_ms_fits = 0;
         unsigned best_knots = 1;
         double best_ms = INFINITY, best_ms_max = 0, best_lut = INFINITY, best_lut_max = 0, best_lambda = 0;
         int r;
@@ -499,7 +560,8 @@ int input_fit(const InputSample *s, size_t n, InputModel want, InputFit *ret, co
         }
         lab = calloc(n, sizeof *lab);
         all = calloc(n, sizeof *all);
-        if (!lab || !all)
+        ms = calloc(ELEMENTSOF(knot_choices), sizeof *ms);
+        if (!lab || !all || !ms)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
                 xyz_to_lab_d50(s[i].xyz, lab[i]);
@@ -518,21 +580,22 @@ int input_fit(const InputSample *s, size_t n, InputModel want, InputFit *ret, co
                 /* a spline needs several distinct levels per interval; sparse charts keep the power law */
                 if (knot_choices[i] > 1 && n < 8 * knot_choices[i])
                         continue;
-                r = cross_validate(s, (const double(*)[3]) lab, &folds, knot_choices[i], -1, &m, &mx);
+                r = cross_validate(s, (const double(*)[3]) lab, &folds, knot_choices[i], -1, ms[i], &m, &mx);
                 if (r < 0)
                         return r;
                 if (m < best_ms) {
                         best_ms = m;
                         best_ms_max = mx;
                         best_knots = knot_choices[i];
+                        best_ms_fits = i;
                 }
         }
         ret->cv_matrix_mean = best_ms;
         if (!ret->lut_too_sparse && want != INPUT_MODEL_MATRIX)
                 for (size_t i = 0; i < ELEMENTSOF(smoothness_choices); i++) {
                         double m, mx;
-                        r = cross_validate(s, (const double(*)[3]) lab, &folds, best_knots, smoothness_choices[i], &m,
-                                           &mx);
+                        r = cross_validate(s, (const double(*)[3]) lab, &folds, best_knots, smoothness_choices[i],
+                                           ms[best_ms_fits], &m, &mx);
                         if (r < 0)
                                 return r;
                         if (m < best_lut) {

@@ -2,8 +2,8 @@
 """What the tests that set tinct profile-build beside ArgyllCMS share (test-profile-build.py,
 test-printer-profile.py, test-profile-build-chart.py): a work directory with its checks,
 profcheck's scores, the tag table of a profile, Argyll's answers on fixed inputs (stored in
-the tree), and Argyll's runs, whose results are computed once per ./run-tests and shared
-between its passes.
+the tree), and Argyll's runs (and the chart test's rendered images), whose results are
+computed once per ./run-tests and shared between its passes.
 
 Stored answers (tests/data/argyll/, docs in its README): Argyll's figures on fixed inputs
 are facts, so a test run fits tinct's profiles only. answers.json holds, per test and case,
@@ -22,7 +22,9 @@ pass to need it runs the tool and stores the outputs (in a temporary directory r
 place, under a lock the other passes wait on); the others copy them. A failed run is not
 stored. Without the variable every run is made afresh. Argyll's results are the same in
 every pass (plain, sanitizers): running it again would prove nothing new, and its colprof
-is most of these tests' time."""
+is most of these tests' time. shared() is that mechanism for any result a test can key by
+what it depends on (the chart test's images: a render is seeded, so it is a fact of its
+arguments, and rendering them was a third of that test's time)."""
 
 import fcntl
 import hashlib
@@ -46,6 +48,31 @@ def _tool_digest(tool):
         with open(path, "rb") as f:
             _tool_digests[tool] = hashlib.sha256(f.read()).digest()
     return _tool_digests[tool]
+
+
+def shared(digest, make, load):
+    """A result made once per ./run-tests and shared between its passes ($TINCT_ARGYLL_CACHE,
+    see above), under digest (a hex string of everything it depends on). The first pass to
+    ask calls make(tmp), which computes the result, writes it into the new directory tmp and
+    returns (result, keep); a kept directory is renamed into place, under a lock the other
+    passes wait on, and they call load(directory) instead. A result not kept (a failed run)
+    is made again by the next to ask. Without the variable, make(None): the result alone."""
+    cache = os.environ.get("TINCT_ARGYLL_CACHE")
+    if not cache:
+        return make(None)[0]
+    entry = os.path.join(cache, digest)
+    os.makedirs(cache, exist_ok=True)
+    with open(entry + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not os.path.isdir(entry):
+            tmp = tempfile.mkdtemp(dir=cache, prefix=".new-")
+            result, keep = make(tmp)
+            if keep:
+                os.rename(tmp, entry)
+            else:
+                shutil.rmtree(tmp)
+            return result
+    return load(entry)
 
 
 class Work:
@@ -82,25 +109,23 @@ class Work:
         for name in inputs:  # less the time a CGATS file was written
             with open(self.path(name), "rb") as f:
                 h.update(re.sub(rb'\nCREATED "[^"\n]*"', b"", f.read()) + b"\0")
-        entry = os.path.join(cache, h.hexdigest())
-        os.makedirs(cache, exist_ok=True)
-        with open(entry + ".lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if not os.path.isdir(entry):
-                r = self.run(*args, ok=ok)
-                if r.returncode != 0:
-                    return r
-                tmp = tempfile.mkdtemp(dir=cache, prefix=".new-")
-                for i, name in enumerate(outputs):
-                    shutil.copy(self.path(name), os.path.join(tmp, str(i)))
-                with open(os.path.join(tmp, "stdout"), "w") as f:
-                    f.write(r.stdout)
-                os.rename(tmp, entry)
-                return r
-        for i, name in enumerate(outputs):
-            shutil.copy(os.path.join(entry, str(i)), self.path(name))
-        with open(os.path.join(entry, "stdout")) as f:
-            return subprocess.CompletedProcess(args, 0, f.read(), "")
+
+        def make(tmp):
+            r = self.run(*args, ok=ok)
+            if r.returncode != 0:
+                return r, False
+            for i, name in enumerate(outputs):
+                shutil.copy(self.path(name), os.path.join(tmp, str(i)))
+            with open(os.path.join(tmp, "stdout"), "w") as f:
+                f.write(r.stdout)
+            return r, True
+
+        def load(entry):
+            for i, name in enumerate(outputs):
+                shutil.copy(os.path.join(entry, str(i)), self.path(name))
+            with open(os.path.join(entry, "stdout")) as f:
+                return subprocess.CompletedProcess(args, 0, f.read(), "")
+        return shared(h.hexdigest(), make, load)
 
     def profcheck(self, ti3, icc):
         """profcheck -k: the CIEDE2000 max, mean and RMS of a profile on a .ti3."""

@@ -178,11 +178,6 @@ def render(cht, colours, width, height, img_corners, background=(0.35, 0.33, 0.3
     rng = np.random.default_rng(seed)
     s = supersample
     h = homography([(x * s, y * s) for x, y in img_corners], corners)  # image → chart
-    yy, xx = np.mgrid[0:height * s, 0:width * s].astype(np.float64) + 0.5
-    d = h[2, 0] * xx + h[2, 1] * yy + h[2, 2]
-    u = (h[0, 0] * xx + h[0, 1] * yy + h[0, 2]) / d
-    v = (h[1, 0] * xx + h[1, 1] * yy + h[1, 2]) / d
-    # the background gets a gentle gradient so that it is not a flat patch itself
     # the chart's base spans its outline and every patch (it8.cht's grey scale lies below
     # its fiducial outline)
     xs = [c[0] for c in corners] + [p[1] for p in patches] + [p[1] + p[3] for p in patches]
@@ -196,13 +191,25 @@ def render(cht, colours, width, height, img_corners, background=(0.35, 0.33, 0.3
     for i, (name, x, y, w, hh) in enumerate(patches):
         raster[max(int(round((y - v0) / cell)), 0):int(round((y + hh - v0) / cell)),
                max(int(round((x - u0) / cell)), 0):int(round((x + w - u0) / cell))] = 2 + i
-    iu, iv = np.floor((u - u0) / cell).astype(np.int64), np.floor((v - v0) / cell).astype(np.int64)
-    inside = (iu >= 0) & (iu < nu) & (iv >= 0) & (iv < nv)
-    label = np.zeros(u.shape, dtype=np.int32)
-    label[inside] = raster[iv[inside], iu[inside]]
-    gradient = (0.8 + 0.4 * xx / (width * s))[..., None]
-    img = np.where((label == 0)[..., None], table[0] * gradient, table[label])
-    img = img.reshape(height, s, width, s, 3).mean(axis=(1, 3))
+
+    def rows(r0, r1):
+        """Output rows r0..r1 - 1, averaged from their supersamples."""
+        yy, xx = np.mgrid[r0 * s:r1 * s, 0:width * s].astype(np.float64) + 0.5
+        d = h[2, 0] * xx + h[2, 1] * yy + h[2, 2]
+        u = (h[0, 0] * xx + h[0, 1] * yy + h[0, 2]) / d
+        v = (h[1, 0] * xx + h[1, 1] * yy + h[1, 2]) / d
+        iu, iv = np.floor((u - u0) / cell).astype(np.int64), np.floor((v - v0) / cell).astype(np.int64)
+        inside = (iu >= 0) & (iu < nu) & (iv >= 0) & (iv < nv)
+        label = np.zeros(u.shape, dtype=np.int32)
+        label[inside] = raster[iv[inside], iu[inside]]
+        img = table[label]
+        # the background gets a gentle gradient so that it is not a flat patch itself
+        outside = label == 0
+        img[outside] = table[0] * (0.8 + 0.4 * xx[outside] / (width * s))[:, None]
+        return img.reshape(r1 - r0, s, width, s, 3).mean(axis=(1, 3))
+    # in bands of rows: the same pixels, without a supersampled copy of the whole image (whose
+    # fresh pages were most of a render's time)
+    img = np.concatenate([rows(r0, min(r0 + 32, height)) for r0 in range(0, height, 32)])
     if blur > 0:
         r = int(math.ceil(3 * blur))
         k = np.exp(-0.5 * (np.arange(-r, r + 1) / blur) ** 2)

@@ -13,7 +13,8 @@ both profiles are then scored on another chart's patches (device values from the
 CIEDE2000 between each profile's prediction and the truth's, through lcms2 (icc-eval).
 Argyll's scores are stored in tests/data/argyll with a hash of the image and the unseen
 colours they were made from (argyll.py; tests/cli/argyll-answers.sh makes them): a run
-renders the images, fits and scores tinct's profiles, and runs scanin and colprof only when
+renders the images (once per ./run-tests: the first pass to need an image renders it, the
+other loads it), fits and scores tinct's profiles, and runs scanin and colprof only when
 the installed Argyll or the rendered image differs from the stored answer's.
 
 Also: bad input (exit status 1, a message that says why, no profile): an image without the
@@ -23,6 +24,7 @@ colour-converted (embedded sRGB profile) and for clipped patches; --corners when
 is too small to be found. Figures are printed on every run.
 Usage: test-profile-build-chart.py TINCT ICC_EVAL CORPUS_DIR"""
 
+import hashlib
 import os
 import shutil
 import struct
@@ -30,7 +32,7 @@ import subprocess
 import sys
 import zlib
 
-from argyll import Answers, Work, sanitized
+from argyll import Answers, Work, sanitized, shared
 from cie import ciede2000
 
 tinct, icc_eval, corpus = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), sys.argv[3]
@@ -81,12 +83,28 @@ def colours_for(cht, ref):
     return {cr.norm_name(n): d for n, d in zip(names, dev)}
 
 
+def render(cht, colours, width, height, corners, **kw):
+    """cr.render(), made by the first pass of a ./run-tests to ask and loaded by the others
+    (argyll.shared): its noise is seeded, so the image is a fact of the arguments (and of
+    the renderer and numpy that made it)."""
+    with open(cr.__file__, "rb") as f:
+        key = hashlib.sha256(f.read())
+    key.update(repr((cht, colours, width, height, corners, sorted(kw.items()), np.__version__)).encode())
+
+    def make(tmp):
+        img = cr.render(cht, colours, width, height, corners, **kw)
+        if tmp:
+            np.save(os.path.join(tmp, "image.npy"), img)
+        return img, True
+    return shared(key.hexdigest(), make, lambda entry: np.load(os.path.join(entry, "image.npy")))
+
+
 def make_image(name, layout, ref_path, width, height, scale, angle, keystone, fmt="tiff16", seed=1, gain=1.0,
                ref=None, icc=None, centre=(0.5, 0.5)):
     cht = cr.read_cht(layout)
     colours = colours_for(cht, ref or cr.read_reference(ref_path))
     corners = cr.placement(cht[1], width, height, scale, angle, keystone, centre)
-    img = cr.render(cht, colours, width, height, corners, seed=seed, gain=gain)
+    img = render(cht, colours, width, height, corners, seed=seed, gain=gain)
     path = os.path.join(work, name)
     if fmt.startswith("png"):
         cr.write_png(path + ".png", img, bits=int(fmt[3:]))
@@ -210,7 +228,7 @@ for layout, angle in (("it8.cht", -7), ("ColorCheckerSG.cht", 8)):
             f.write("%s %.3f %.3f %.3f\n" % (p[0], *lab))
         f.write("END_DATA\n")
     corners = cr.placement(cht[1], 900, 700, 0.8, angle, 0.04)
-    img = cr.render(cht, {cr.norm_name(p[0]): d for p, d in zip(cht[0], dev)}, 900, 700, corners, seed=6)
+    img = render(cht, {cr.norm_name(p[0]): d for p, d in zip(cht[0], dev)}, 900, 700, corners, seed=6)
     image = os.path.join(work, layout + ".tif")
     cr.write_tiff(image, img)
     out = os.path.join(work, layout + ".icc")
