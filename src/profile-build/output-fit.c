@@ -9,7 +9,8 @@
  * samples the grid continues the data linearly. The normal equations are solved by
  * conjugate gradients with a diagonal preconditioner, first on a coarse grid whose
  * interpolation starts the next finer one (the smooth part converges slowly on a fine grid
- * alone). */
+ * alone); the solver's sweeps over the grid are its whole cost (apply(), solve()). Also the
+ * interpolation itself and its exact derivatives, for the inversion (output-invert.c). */
 #include <assert.h>
 #include <errno.h>
 #include <math.h>
