@@ -119,8 +119,18 @@ static int install_filter(bool network) {
         return r;
 }
 
-/* The steps both helpers take, in this order. */
-static int confine_common(bool network, rlim_t max_files, const char **ret_step) {
+/* A helper must not outlive the process it serves. Set after the user drop: a change of the
+ * effective uid clears the death signal (prctl(2)), so set before it, it was lost whenever
+ * tinctd ran as root (developers, tests) and a hung parser lingered once tinctd died. A parent
+ * that died before this line (the helper then has another) is an error too. */
+static int follow_parent(pid_t parent) {
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+                return -errno;
+        return getppid() == parent ? 0 : -ESRCH;
+}
+
+/* The steps both helpers take, in this order; parent: getppid() when the helper started. */
+static int confine_common(bool network, rlim_t max_files, pid_t parent, const char **ret_step) {
         int r;
         const char *step;
 
@@ -132,6 +142,10 @@ static int confine_common(bool network, rlim_t max_files, const char **ret_step)
                 goto fail;
         step = "dropping capabilities";
         r = drop_capabilities();
+        if (r < 0)
+                goto fail;
+        step = "PR_SET_PDEATHSIG";
+        r = follow_parent(parent);
         if (r < 0)
                 goto fail;
         step = "PR_SET_NO_NEW_PRIVS";
@@ -154,29 +168,22 @@ fail:
 }
 
 int confine_parser_process(int socket_fd, const char **ret_step) {
-        /* Follows the daemon: a parser must not outlive the process it serves. */
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
-                *ret_step = "PR_SET_PDEATHSIG";
-                return -errno;
-        }
+        pid_t parent = getppid(); /* the daemon */
         if (socket_fd != 3 || close_range(4, ~0U, 0) < 0) {
                 *ret_step = "close_range";
                 return socket_fd != 3 ? -EBADF : -errno;
         }
         /* fds 0-3: no new files even without seccomp */
-        return confine_common(false, 4, ret_step);
+        return confine_common(false, 4, parent, ret_step);
 }
 
 int confine_fetch_process(const char **ret_step) {
-        /* Spawned by the daemon (tests, development): it must not outlive it. Started by
-         * systemd for one connection (tinct-fetch@.service): the parent is PID 1, a no-op. */
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
-                *ret_step = "PR_SET_PDEATHSIG";
-                return -errno;
-        }
+        /* Spawned by the daemon (tests, development): it follows it. Started by systemd for
+         * one connection (tinct-fetch@.service): the parent is PID 1, which does not go. */
+        pid_t parent = getppid();
         if (close_range(3, ~0U, 0) < 0) {
                 *ret_step = "close_range";
                 return -errno;
         }
-        return confine_common(true, 8, ret_step);
+        return confine_common(true, 8, parent, ret_step);
 }

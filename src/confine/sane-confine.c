@@ -45,20 +45,24 @@ int sane_confine(bool daemon_child, const char **ret_step) {
                 { RLIMIT_AS, SANE_MEMORY_LIMIT },
 #endif
         };
-        const char *step = "PR_SET_PDEATHSIG";
-        int r = 0;
-        /* First: a helper whose daemon died must not linger in a hung backend. */
-        if (daemon_child && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-                r = -errno;
-        else if (daemon_child && getppid() == 1) /* it died before the line above */
-                r = -ESRCH;
-        if (r >= 0) {
-                step = "dropping to nobody";
+        const char *step = "dropping to nobody";
+        pid_t parent = getppid();
+        int r = daemon_child && parent == 1 ? -ESRCH : 0; /* the daemon died already */
+        if (r >= 0)
                 r = become_nobody();
-        }
         if (r >= 0) {
                 step = "dropping capabilities";
                 r = drop_capabilities();
+        }
+        /* A helper whose daemon died must not linger in a hung backend. After the user drop,
+         * which clears the death signal (prctl(2)): set before it, it was lost whenever tinctd
+         * ran as root. A parent gone before this line leaves the helper with another. */
+        if (r >= 0 && daemon_child) {
+                step = "PR_SET_PDEATHSIG";
+                if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+                        r = -errno;
+                else if (getppid() != parent)
+                        r = -ESRCH;
         }
         if (r >= 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
                 step = "PR_SET_NO_NEW_PRIVS";

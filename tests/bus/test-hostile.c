@@ -27,13 +27,16 @@
  *    the spinning parser is killed, the valid files of both changes arrive, each once.
  *  - InstallSystemWide (development builds): while every parser process hangs on another
  *    caller's input, it and GetProfiles are answered; the installed copy arrives once the
- *    hung parsers are killed. */
+ *    hung parsers are killed.
+ *  - A hung parser ends when its daemon is killed (development builds), although it left
+ *    root for nobody: the death signal survives the user drop. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <lcms2.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <wchar.h>
 
 #include "bus-test.h"
@@ -526,6 +529,37 @@ static void test_install_while_parsers_hang(void) {
         printf("after the hung parsers were killed, the installed copy arrived\n");
         harness_assert_alive(h);
 }
+
+/* A parser whose daemon dies goes with it, whoever the daemon runs as: here root, which the
+ * parser leaves for nobody (the death signal was set before that drop, which clears it, and
+ * a hung parser outlived a killed tinctd). The daemon alone is killed, not its process
+ * group; the wait is for the parser's exit (its pidfd), not for a time. */
+static void test_parser_dies_with_daemon(void) {
+        _cleanup_free_ char *srgb = harness_corpus_file(SRGB);
+        _cleanup_harness_ Harness *h = start_for_hangs(srgb);
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *a = harness_connect(h);
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *b = harness_connect(h);
+        uint8_t buf[256];
+        hang_input(buf);
+        _cleanup_close_ int fd = memfd_with(buf, sizeof buf);
+        assert_se(sd_bus_call_method_async(a, NULL, CM_NAME, CM_PATH, CM_IFACE, "CreateProfileWithFd", NULL, NULL,
+                                           "ssha{ss}", "hostile-orphan", "temp", fd, 0) >= 0);
+        assert_se(sd_bus_flush(a) >= 0);
+        pid_t parser = wait_hung_parser(h, b, SIZE_MAX);
+        _cleanup_close_ int pidfd = (int) syscall(SYS_pidfd_open, parser, 0);
+        assert_se(pidfd >= 0);
+        _cleanup_free_ char *status_path = xasprintf("/proc/%d/status", (int) parser);
+        _cleanup_free_ char *status = read_proc(status_path);
+        assert_se(status && !strstr(status, "\nUid:\t0\t")); /* it left root */
+
+        assert_se(kill(harness_daemon_pid(h), SIGKILL) == 0);
+        struct pollfd p = { .fd = pidfd, .events = POLLIN };
+        int n = poll(&p, 1, 60 * 1000); /* a deadline for the failure only */
+        if (n == 0)
+                fprintf(stderr, "the hung parser %d outlived its killed daemon by a minute\n", (int) parser);
+        assert_se(n == 1);
+        printf("the hung parser %d ended with its daemon\n", (int) parser);
+}
 #endif
 
 int main(void) {
@@ -543,6 +577,7 @@ int main(void) {
         test_pending_loads_bounded();
         test_rescan_hang_serves_others();
         test_install_while_parsers_hang();
+        test_parser_dies_with_daemon();
 #else
         printf("ordering test skipped: tinct-parse built without parser_test_hooks\n");
 #endif
