@@ -207,25 +207,39 @@ class ProfileServer:
 
 
 class Ippeveprinter:
-    """ippeveprinter (Debian's cups-ipp-utils) on 127.0.0.1 with a printer-uuid and
-    printer-icc-profiles: profiles is a list of (profile-name, profile-url). No DNS-SD (-r off):
-    a queue names its URI."""
+    """ippeveprinter (Debian's cups-ipp-utils) on 127.0.0.1, a raster (PWG) colour printer
+    "Tinct Everywhere" with a printer-uuid and printer-icc-profiles: profiles is a list of
+    (profile-name, profile-url). attrs are more lines of the attribute file (without "ATTR "),
+    for a test that needs more of a printer (media, resolutions) than identity and profiles.
+    spool: a directory (made here) where the printer keeps each document it gets (-k -d).
+    dnssd: advertise over DNS-SD (a test with its own avahi-daemon); without it (-r off), a
+    queue names its URI."""
 
-    def __init__(self, env, uuid, profiles):
+    def __init__(self, env, uuid, profiles, attrs=(), spool=None, dnssd=False):
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
-        attrs = os.path.join(env.tmp, "ippeve-attrs-%d" % self.port)
-        with open(attrs, "w") as f:
-            f.write("ATTR uri printer-uuid urn:uuid:%s\n" % uuid)
-            f.write("ATTR mimeMediaType document-format-supported image/pwg-raster\n")
-            f.write("ATTR boolean color-supported true\n")
-            f.write('ATTR text printer-make-and-model "Tinct Everywhere"\n')
-            f.write("ATTR collection printer-icc-profiles " + ",".join(
-                '{ MEMBER name profile-name "%s" MEMBER uri profile-url "%s" }' % (name, url)
-                for name, url in profiles) + "\n")
+        attr_file = os.path.join(env.tmp, "ippeve-attrs-%d" % self.port)
+        with open(attr_file, "w") as f:
+            for line in (["uri printer-uuid urn:uuid:%s" % uuid,
+                          # Raster only: a printer that took PDF would get a print job without a
+                          # raster filter (with -a, ippeveprinter takes its formats from here, not -f).
+                          "mimeMediaType document-format-supported image/pwg-raster"] + list(attrs) +
+                         ["boolean color-supported true",
+                          'text printer-make-and-model "Tinct Everywhere"',
+                          "collection printer-icc-profiles " + ",".join(
+                              '{ MEMBER name profile-name "%s" MEMBER uri profile-url "%s" }' % (name, url)
+                              for name, url in profiles)]):
+                f.write("ATTR " + line + "\n")
+        args = ["-a", attr_file, "-n", "localhost", "-p", str(self.port)]
+        self.spool = spool
+        if spool:
+            os.mkdir(spool)
+            args += ["-k", "-d", spool]
+        if not dnssd:
+            args += ["-r", "off"]
         self.proc = subprocess.Popen(
-            ["ippeveprinter", "-a", attrs, "-n", "localhost", "-p", str(self.port), "-r", "off", "Tinct Everywhere"],
+            ["ippeveprinter"] + args + ["Tinct Everywhere"],
             env=env._env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
         def listening():
@@ -235,6 +249,7 @@ class Ippeveprinter:
                 return s.connect_ex(("127.0.0.1", self.port)) == 0
         wait_until("ippeveprinter", listening)
         self.uri = "ipp://localhost:%d/ipp/print" % self.port
+        print("    ok: ippeveprinter at %s" % self.uri, flush=True)
 
     def stop(self):
         if self.proc.poll() is None:

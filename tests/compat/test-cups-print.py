@@ -41,7 +41,6 @@ import http.server
 import os
 import re
 import shutil
-import socket
 import ssl
 import subprocess
 import sys
@@ -50,7 +49,7 @@ import threading
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compat  # noqa: E402
 from compat import check, check_eq, test  # noqa: E402
-from cups_env import DEADLINE_S, Cupsd, Signals, prop, wait_until  # noqa: E402
+from cups_env import DEADLINE_S, Cupsd, Ippeveprinter, Signals, prop, wait_until  # noqa: E402
 
 UUID = "0d7f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
 GLOSSY = "colord-data--Bluish.icc"
@@ -61,12 +60,6 @@ LIES = ("wrong-type", "garbage", "endless", "redirect", "missing")
 TLS_LIES = ("tls-garbage", "tls-elsewhere")
 PATCHES = {"red": (50, 500, 200, 200), "green": (300, 500, 200, 200), "blue": (50, 200, 450, 200)}  # x, y, w, h (pt)
 PATCH_RGB = {"red": (0.8, 0.3, 0.2), "green": (0.3, 0.6, 0.4), "blue": (0.4, 0.4, 0.7)}
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -165,66 +158,38 @@ class Avahi:
             self.proc.wait(timeout=30)
 
 
-class Printer:
-    """ippeveprinter with the profiles of the attribute file."""
+# What the queue's PPD (lpadmin -m everywhere) is made from beyond the launcher's raster format:
+# raster resolutions and types, media, colour modes, sides.
+PRINTER_ATTRS = ("resolution pwg-raster-document-resolution-supported 300dpi,600dpi",
+                 "keyword pwg-raster-document-type-supported sgray_8,srgb_8",
+                 "keyword pwg-raster-document-sheet-back normal",
+                 "keyword media-supported iso_a4_210x297mm,na_letter_8.5x11in",
+                 "keyword media-default iso_a4_210x297mm",
+                 "keyword media-type-supported stationery,photographic-glossy",
+                 "keyword media-source-supported auto",
+                 "collection media-col-default { MEMBER collection media-size { MEMBER integer x-dimension "
+                 "21000 MEMBER integer y-dimension 29700 } MEMBER keyword media-type \"stationery\" "
+                 "MEMBER keyword media-source \"auto\" }",
+                 "keyword print-color-mode-supported auto,color,monochrome",
+                 "keyword print-color-mode-default auto",
+                 "keyword sides-supported one-sided",
+                 "keyword sides-default one-sided",
+                 "resolution printer-resolution-supported 600dpi",
+                 "resolution printer-resolution-default 600dpi")
 
-    def __init__(self, env, http_port, https_port):
-        self.port = free_port()
-        self.spool = os.path.join(env.tmp, "ippeve-spool")
-        os.mkdir(self.spool)
-        attrs = os.path.join(env.tmp, "ippeve-attrs")
-        http = "http://127.0.0.1:%d/" % http_port
-        entries = [("photographic-glossy", http + "glossy.icc"), ("stationery", http + "plain.icc"),
-                   ("photographic-matte", "https://127.0.0.1:%d/matte.icc" % https_port),
-                   # TLS to a server that speaks plain HTTP; TLS to a host not the printer's.
-                   ("tls-garbage", "https://127.0.0.1:%d/garbage.icc" % http_port),
-                   ("tls-elsewhere", "https://192.0.2.1:%d/matte.icc" % https_port)] + \
-                  [(lie, http + lie + ".icc") for lie in LIES]
-        with open(attrs, "w") as f:
-            f.write("ATTR uri printer-uuid urn:uuid:%s\n" % UUID)
-            # Raster only: a printer that took PDF would get the job without a raster filter
-            # (and with -a, ippeveprinter takes its formats from this file, not from -f).
-            for line in ("mimeMediaType document-format-supported image/pwg-raster",
-                         "resolution pwg-raster-document-resolution-supported 300dpi,600dpi",
-                         "keyword pwg-raster-document-type-supported sgray_8,srgb_8",
-                         "keyword pwg-raster-document-sheet-back normal",
-                         "keyword media-supported iso_a4_210x297mm,na_letter_8.5x11in",
-                         "keyword media-default iso_a4_210x297mm",
-                         "keyword media-type-supported stationery,photographic-glossy",
-                         "keyword media-source-supported auto",
-                         "collection media-col-default { MEMBER collection media-size { MEMBER integer x-dimension "
-                         "21000 MEMBER integer y-dimension 29700 } MEMBER keyword media-type \"stationery\" "
-                         "MEMBER keyword media-source \"auto\" }",
-                         "keyword print-color-mode-supported auto,color,monochrome",
-                         "keyword print-color-mode-default auto",
-                         "boolean color-supported true",
-                         "keyword sides-supported one-sided",
-                         "keyword sides-default one-sided",
-                         "resolution printer-resolution-supported 600dpi",
-                         "resolution printer-resolution-default 600dpi",
-                         'text printer-make-and-model "Tinct Everywhere"'):
-                f.write("ATTR " + line + "\n")
-            f.write("ATTR collection printer-icc-profiles " + ",".join(
-                '{ MEMBER name profile-name "%s" MEMBER uri profile-url "%s" }' % (name, url)
-                for name, url in entries) + "\n")
-        self.proc = subprocess.Popen(
-            ["ippeveprinter", "-a", attrs, "-n", "localhost", "-p", str(self.port), "-k", "-d", self.spool,
-             "Tinct Everywhere"],
-            env=env._env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
-        def listening():
-            if self.proc.poll() is not None:
-                raise AssertionError("ippeveprinter exited: " + self.proc.stdout.read().decode(errors="replace"))
-            with socket.socket() as s:
-                return s.connect_ex(("127.0.0.1", self.port)) == 0
-        wait_until("ippeveprinter", listening)
-        self.uri = "ipp://localhost:%d/ipp/print" % self.port
-        print("    ok: ippeveprinter at %s" % self.uri, flush=True)
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(timeout=30)
+def start_printer(env, http_port, https_port):
+    """ippeveprinter with the profiles, lies included, advertised over DNS-SD, keeping what
+    it prints."""
+    http = "http://127.0.0.1:%d/" % http_port
+    entries = [("photographic-glossy", http + "glossy.icc"), ("stationery", http + "plain.icc"),
+               ("photographic-matte", "https://127.0.0.1:%d/matte.icc" % https_port),
+               # TLS to a server that speaks plain HTTP; TLS to a host not the printer's.
+               ("tls-garbage", "https://127.0.0.1:%d/garbage.icc" % http_port),
+               ("tls-elsewhere", "https://192.0.2.1:%d/matte.icc" % https_port)] + \
+              [(lie, http + lie + ".icc") for lie in LIES]
+    return Ippeveprinter(env, UUID, entries, attrs=PRINTER_ATTRS, spool=os.path.join(env.tmp, "ippeve-spool"),
+                         dnssd=True)
 
 
 def make_pdf():
@@ -379,7 +344,7 @@ def driverless_printer():
         avahi = printer = cupsd = None
         try:
             avahi = Avahi(env)
-            printer = Printer(env, server.server_address[1], tls_server.server_address[1])
+            printer = start_printer(env, server.server_address[1], tls_server.server_address[1])
             cupsd = Cupsd(env, os.path.join(env.tmp, "cups"),
                           conf_lines=["SetEnv DBUS_SYSTEM_BUS_ADDRESS " + env.address])
             cupsd.lp("lpadmin", "-p", "Photo", "-E", "-v", printer.uri, "-m", "everywhere")
