@@ -2,7 +2,6 @@
 #include "confine.h"
 
 #include <errno.h>
-#include <linux/capability.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -12,7 +11,6 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,21 +24,6 @@
  * still must not be root. */
 static int drop_user(void) {
         return spawn_drop_to_nobody(NULL, 0);
-}
-
-static int drop_capabilities(void) {
-        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-        struct __user_cap_data_struct d[2] = {};
-        if (syscall(SYS_capget, &h, d) < 0)
-                return -errno;
-        bool none = true;
-        for (size_t i = 0; i < ELEMENTSOF(d); i++)
-                none = none && !d[i].effective && !d[i].permitted && !d[i].inheritable;
-        /* The shipped unit holds none and forbids capset (~@privileged): nothing to do. */
-        if (none)
-                return 0;
-        memset(d, 0, sizeof d);
-        return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
 }
 
 static int set_limits(rlim_t max_files) {
@@ -141,7 +124,7 @@ static int confine_common(bool network, rlim_t max_files, pid_t parent, const ch
         if (r < 0)
                 goto fail;
         step = "dropping capabilities";
-        r = drop_capabilities();
+        r = spawn_drop_capabilities();
         if (r < 0)
                 goto fail;
         step = "PR_SET_PDEATHSIG";

@@ -3,11 +3,9 @@
 
 #include <errno.h>
 #include <grp.h>
-#include <linux/capability.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "macro.h"
@@ -28,12 +26,6 @@ static int become_nobody(void) {
         return spawn_drop_to_nobody(groups, n_groups);
 }
 
-static int drop_capabilities(void) {
-        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-        struct __user_cap_data_struct d[2] = {};
-        return syscall(SYS_capset, &h, d) < 0 && errno != EPERM ? -errno : 0;
-}
-
 int sane_confine(bool daemon_child, const char **ret_step) {
         const struct {
                 int resource;
@@ -52,7 +44,7 @@ int sane_confine(bool daemon_child, const char **ret_step) {
                 r = become_nobody();
         if (r >= 0) {
                 step = "dropping capabilities";
-                r = drop_capabilities();
+                r = spawn_drop_capabilities();
         }
         /* A helper whose daemon died must not linger in a hung backend. After the user drop,
          * which clears the death signal (prctl(2)): set before it, it was lost whenever tinctd

@@ -3,9 +3,13 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <linux/capability.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 void spawn_attr_init_default_signals(posix_spawnattr_t *attr) {
@@ -35,4 +39,18 @@ int spawn_drop_to_nobody(const gid_t *groups, size_t n_groups) {
         if (setgroups(n_groups, groups) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
                 return -errno;
         return 0;
+}
+
+int spawn_drop_capabilities(void) {
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct d[2] = {};
+        if (syscall(SYS_capget, &h, d) < 0)
+                return -errno;
+        bool none = true;
+        for (size_t i = 0; i < 2; i++)
+                none = none && !d[i].effective && !d[i].permitted && !d[i].inheritable;
+        if (none)
+                return 0;
+        memset(d, 0, sizeof d);
+        return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
 }

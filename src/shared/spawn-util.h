@@ -14,3 +14,9 @@ void spawn_attr_init_default_signals(posix_spawnattr_t *attr);
  * supplementary groups, having emptied the capability bounding set first, while it still
  * may. Not root: nothing to do, 0. A negative errno when a step fails. */
 int spawn_drop_to_nobody(const gid_t *groups, size_t n_groups);
+
+/* Empties the effective, permitted and inheritable capability sets: what a helper holds when
+ * it was not root (so the user drop changed nothing) but was given capabilities. Holding none
+ * already (the shipped units, whose filters forbid capset) is 0 without the call. A negative
+ * errno when capset fails. Used by confine.c and sane-confine.c alike. */
+int spawn_drop_capabilities(void);
