@@ -102,16 +102,6 @@ static int install_filter(bool network) {
         return r;
 }
 
-/* A helper must not outlive the process it serves. Set after the user drop: a change of the
- * effective uid clears the death signal (prctl(2)), so set before it, it was lost whenever
- * tinctd ran as root (developers, tests) and a hung parser lingered once tinctd died. A parent
- * that died before this line (the helper then has another) is an error too. */
-static int follow_parent(pid_t parent) {
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-                return -errno;
-        return getppid() == parent ? 0 : -ESRCH;
-}
-
 /* The steps both helpers take, in this order; parent: getppid() when the helper started. */
 static int confine_common(bool network, rlim_t max_files, pid_t parent, const char **ret_step) {
         int r;
@@ -128,7 +118,7 @@ static int confine_common(bool network, rlim_t max_files, pid_t parent, const ch
         if (r < 0)
                 goto fail;
         step = "PR_SET_PDEATHSIG";
-        r = follow_parent(parent);
+        r = spawn_follow_parent(parent);
         if (r < 0)
                 goto fail;
         step = "PR_SET_NO_NEW_PRIVS";

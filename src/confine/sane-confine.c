@@ -46,15 +46,10 @@ int sane_confine(bool daemon_child, const char **ret_step) {
                 step = "dropping capabilities";
                 r = spawn_drop_capabilities();
         }
-        /* A helper whose daemon died must not linger in a hung backend. After the user drop,
-         * which clears the death signal (prctl(2)): set before it, it was lost whenever tinctd
-         * ran as root. A parent gone before this line leaves the helper with another. */
+        /* A helper whose daemon died must not linger in a hung backend (after the user drop). */
         if (r >= 0 && daemon_child) {
                 step = "PR_SET_PDEATHSIG";
-                if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-                        r = -errno;
-                else if (getppid() != parent)
-                        r = -ESRCH;
+                r = spawn_follow_parent(parent);
         }
         if (r >= 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
                 step = "PR_SET_NO_NEW_PRIVS";

@@ -54,3 +54,9 @@ int spawn_drop_capabilities(void) {
         memset(d, 0, sizeof d);
         return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
 }
+
+int spawn_follow_parent(pid_t parent) {
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+                return -errno;
+        return getppid() == parent ? 0 : -ESRCH;
+}

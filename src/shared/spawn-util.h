@@ -20,3 +20,10 @@ int spawn_drop_to_nobody(const gid_t *groups, size_t n_groups);
  * already (the shipped units, whose filters forbid capset) is 0 without the call. A negative
  * errno when capset fails. Used by confine.c and sane-confine.c alike. */
 int spawn_drop_capabilities(void);
+
+/* A confined helper must not outlive the process it serves: SIGKILL when its parent ends.
+ * Call after the user drop, since a change of the effective uid clears the death signal
+ * (prctl(2)): set before it, it was lost whenever tinctd ran as root (developers, tests) and
+ * a hung helper outlived a killed tinctd. parent: getppid() when the helper started; another
+ * parent now means that one died before the signal was set: -ESRCH. */
+int spawn_follow_parent(pid_t parent);
